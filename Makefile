@@ -1,0 +1,28 @@
+# Two entry points: `make demo` plays a match, `make test` runs the suite.
+# Each creates .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint venv clean
+
+$(BIN)/cogolf: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(BIN)/cogolf
+
+venv: $(BIN)/cogolf
+
+demo: venv
+	$(BIN)/cogolf play
+
+test: venv
+	$(BIN)/ruff check cogolf tests
+	$(BIN)/python -m pytest -n 2 -q
+
+lint: venv
+	$(BIN)/ruff check cogolf tests
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,1 @@
+"""Subcommands of the `cogolf` CLI, one module each."""

@@ -1,0 +1,1 @@
+"""The asyncio driver: turns engine effects into sends, timers and sandbox calls."""

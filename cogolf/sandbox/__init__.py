@@ -1,0 +1,1 @@
+"""Running untrusted programs: the interface in `api`, implementations beside it."""

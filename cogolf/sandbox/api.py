@@ -1,0 +1,88 @@
+"""The one interface between the game and the sandbox.
+
+The engine and the driver only ever see these types: give a program's source and
+a batch of argument lists, get back one result per call. How the program is run
+(a fresh process per batch, a fork server, which kernel walls) is behind it.
+Only argument values go in; expected values never do — the caller compares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any, Protocol
+
+import msgspec
+
+
+class LoadStatus(StrEnum):
+    OK = "ok"
+    SYNTAX_ERROR = "syntax_error"  # the source does not compile
+    MISSING_FUNCTION = "missing_function"  # no callable with the requested name
+    LOAD_ERROR = "load_error"  # module body raised
+    LOAD_TIMEOUT = "load_timeout"  # module body ran out of CPU or wall time
+    CRASH = "crash"  # the process died or broke protocol before the module loaded
+    HARNESS_ERROR = "harness_error"  # the sandbox itself could not run (not the program's fault)
+
+
+class CallStatus(StrEnum):
+    OK = "ok"  # returned a value (in `value`)
+    ERROR = "error"  # raised; `detail` is the exception class name
+    TIMEOUT = "timeout"  # ran out of CPU (per call) or the batch ran out of wall time
+    INVALID = "invalid"  # returned something that is not a value (NaN, set, subclass...)
+    CRASH = "crash"  # the process died, exceeded memory, or broke protocol
+    NOT_RUN = "not_run"  # the program never loaded, or the batch ended before this call
+
+
+class Limits(msgspec.Struct, frozen=True, kw_only=True):
+    cpu_seconds_per_call: float = 1.0
+    load_cpu_seconds: float = 2.0
+    wall_seconds_per_batch: float = 6.0
+    memory_bytes: int = 256 * 1024 * 1024
+    max_result_bytes: int = 1024 * 1024  # all result lines of one batch together
+    max_result_line_bytes: int = 256 * 1024
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class CallResult(msgspec.Struct, frozen=True, kw_only=True):
+    status: CallStatus
+    value: Any = None  # a canonical value when status is OK
+    detail: str = ""  # exception class name, or why the call failed
+    cpu_seconds: float = 0.0
+
+
+class BatchResult(msgspec.Struct, frozen=True, kw_only=True):
+    load: LoadStatus
+    load_detail: str = ""
+    results: list[CallResult] = []
+    wall_seconds: float = 0.0
+
+
+class Sandbox(Protocol):
+    """Runs untrusted programs. Implementations must never raise from `run_batch`
+    because of what a program does: every misbehaviour becomes a result."""
+
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def run_batch(
+        self,
+        source: str,
+        calls: Sequence[list[Any]],
+        *,
+        function: str = "solve",
+        limits: Limits = DEFAULT_LIMITS,
+        label: str = "",
+    ) -> BatchResult:
+        """Load `source`, then call `function(*args)` for each args list, in order.
+
+        Returns exactly len(calls) results. `label` names the program in logs only.
+        """
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Mode and which walls are in force, for `cogolf doctor` and replay headers."""
+        ...
