@@ -145,7 +145,7 @@ class Deck:
     def version(self) -> str:
         return self.public.version
 
-    def keys(self) -> list[str]:
+    def spec_keys(self) -> list[str]:
         return sorted(self.public.specs)
 
     def spec(self, key: str) -> Spec:
@@ -153,7 +153,7 @@ class Deck:
 
     def draw(self, seed: int, holes: int) -> list[str]:
         """The seeded draw: which specs a match plays, in order."""
-        keys = self.keys()
+        keys = self.spec_keys()
         if not 1 <= holes <= len(keys):
             raise DeckError(f"holes must be between 1 and {len(keys)}, got {holes}")
         return random.Random(seed).sample(keys, holes)
@@ -253,9 +253,7 @@ def validate_spec(path: Path, spec: Spec, dirname: str) -> None:
         if not p.name.isidentifier():
             raise DeckError(f"{path}: signature.params[{i}].name is not an identifier")
     if len(spec.examples) != EXAMPLES_PER_SPEC:
-        raise DeckError(
-            f"{path}: examples: expected {EXAMPLES_PER_SPEC}, got {len(spec.examples)}"
-        )
+        raise DeckError(f"{path}: examples: expected {EXAMPLES_PER_SPEC}, got {len(spec.examples)}")
     _check_values(path, "examples", spec.examples)
     for i, ex in enumerate(spec.examples):
         if len(ex.args) != len(spec.signature.params):

@@ -1,0 +1,156 @@
+"""Collecting both seats' submissions for one hole: deadlines, one retry, fallback.
+
+A pure state machine. The driver feeds it what happened (a message arrived, the
+clock moved, a seat connected or dropped) with the current time, and it answers
+with effects to carry out (send this observation or reply, play the fallback).
+Every hole ends with a final play for both seats: a seat that misses its
+deadline, or answers malformed or oversize, gets the same observation again with
+`retry`; a seat that fails the retry too is played by the fallback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cogolf.engine.intake import Accepted, Rejected, accept
+
+
+@dataclass(frozen=True)
+class Observe:
+    slot: int
+    retry: bool
+    deadline_seconds: float
+
+
+@dataclass(frozen=True)
+class Acknowledge:
+    slot: int
+    accepted: Accepted
+
+
+@dataclass(frozen=True)
+class Refuse:
+    slot: int
+    rejected: Rejected
+    retry: bool  # another attempt will be offered
+
+
+@dataclass(frozen=True)
+class PlayFallback:
+    slot: int
+    cause: str  # timeout | malformed | oversize | disconnected | host_error
+
+
+Effect = Observe | Acknowledge | Refuse | PlayFallback
+
+
+@dataclass
+class SeatAttempts:
+    attempt: int = 1  # 1, then 2 for the retry
+    deadline: float = 0.0
+    accepted: Accepted | None = None
+    fallback_cause: str | None = None
+    errors: list[str] = field(default_factory=list)
+    wrong_hole: int = 0
+    late: int = 0
+    connected: bool = True
+
+    @property
+    def final(self) -> bool:
+        return self.accepted is not None or self.fallback_cause is not None
+
+
+class HoleCollector:
+    def __init__(
+        self,
+        hole: int,
+        now: float,
+        hole_deadline: float,
+        retry_deadline: float,
+        connected: tuple[bool, bool] = (True, True),
+    ) -> None:
+        self.hole = hole
+        self.hole_deadline = hole_deadline
+        self.retry_deadline = retry_deadline
+        self.seats = [
+            SeatAttempts(deadline=now + hole_deadline, connected=connected[0]),
+            SeatAttempts(deadline=now + hole_deadline, connected=connected[1]),
+        ]
+
+    def open(self) -> list[Effect]:
+        return [Observe(slot, False, self.hole_deadline) for slot in (0, 1)]
+
+    @property
+    def done(self) -> bool:
+        return all(s.final for s in self.seats)
+
+    def next_deadline(self) -> float | None:
+        pending = [s.deadline for s in self.seats if not s.final]
+        return min(pending) if pending else None
+
+    def pending(self, slot: int, now: float) -> Observe | None:
+        """What to resend to a seat that (re)connects now, with the time that remains."""
+        seat = self.seats[slot]
+        if seat.final:
+            return None
+        return Observe(slot, seat.attempt > 1, max(0.0, seat.deadline - now))
+
+    def set_connected(self, slot: int, connected: bool) -> None:
+        self.seats[slot].connected = connected
+
+    def receive(self, slot: int, raw: str | bytes, now: float) -> list[Effect]:
+        return self._handle(slot, accept(raw, self.hole), now)
+
+    def reject(self, slot: int, rejected: Rejected, now: float) -> list[Effect]:
+        """A failure found by the transport (a frame over the size cap, a policy that crashed)."""
+        return self._handle(slot, rejected, now)
+
+    def _handle(self, slot: int, result: Accepted | Rejected, now: float) -> list[Effect]:
+        seat = self.seats[slot]
+        if seat.final:
+            seat.late += 1
+            why = (
+                "a submission was already accepted" if seat.accepted else "the fallback was played"
+            )
+            return [Refuse(slot, Rejected("late", f"hole {self.hole}: {why}; ignored"), False)]
+        if isinstance(result, Accepted):
+            seat.accepted = result
+            return [Acknowledge(slot, result)]
+        if result.cause == "wrong_hole":
+            seat.wrong_hole += 1
+            return [Refuse(slot, result, False)]
+        seat.errors.append(f"{result.cause}: {result.message}")
+        return self._fail(slot, result.cause, now, refusal=result)
+
+    def tick(self, now: float) -> list[Effect]:
+        effects: list[Effect] = []
+        for slot, seat in enumerate(self.seats):
+            if not seat.final and now >= seat.deadline:
+                cause = "timeout" if seat.connected else "disconnected"
+                seat.errors.append(f"{cause}: no submission by the deadline")
+                # A seat that is not there is not offered a retry it cannot see.
+                effects += self._fail(slot, cause, now, retry_allowed=seat.connected)
+        return effects
+
+    def _fail(
+        self,
+        slot: int,
+        cause: str,
+        now: float,
+        *,
+        refusal: Rejected | None = None,
+        retry_allowed: bool = True,
+    ) -> list[Effect]:
+        seat = self.seats[slot]
+        retry = seat.attempt == 1 and retry_allowed
+        effects: list[Effect] = []
+        if refusal is not None:
+            effects.append(Refuse(slot, refusal, retry))
+        if retry:
+            seat.attempt = 2
+            seat.deadline = now + self.retry_deadline
+            effects.append(Observe(slot, True, self.retry_deadline))
+        else:
+            seat.fallback_cause = cause
+            effects.append(PlayFallback(slot, cause))
+        return effects

@@ -1,0 +1,253 @@
+"""Every wire message and every replay record, as msgspec structs.
+
+One module so that the protocol can be read in one place, and so that
+`cogolf schema` can print the JSON Schema of everything a bot or a replay
+reader will ever see. Records are tagged unions: wire messages on `type`,
+replay lines on `kind`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from cogolf.engine.rules import Rules
+
+# ---------------------------------------------------------------- seat -> server
+
+
+class TestCase(msgspec.Struct, kw_only=True):
+    name: str = ""
+    args: Any = msgspec.field(default_factory=list)
+    expect: Any = None
+    why: str = ""
+
+
+class Submission(msgspec.Struct, tag="submission", tag_field="type", kw_only=True):
+    hole: int
+    impl: str
+    tests: list[TestCase] = msgspec.field(default_factory=list)
+    note: str = ""
+
+
+# ---------------------------------------------------------------- server -> seat
+
+
+class Param(msgspec.Struct):
+    name: str
+    type: str
+
+
+class Signature(msgspec.Struct):
+    function: str
+    params: list[Param]
+    returns: str
+
+
+class Example(msgspec.Struct):
+    args: list[Any]
+    expect: Any
+
+
+class PublicSpecView(msgspec.Struct):
+    key: str
+    title: str
+    prompt: str
+    signature: Signature
+    examples: list[Example]
+
+
+class SeatView(msgspec.Struct):
+    alias: str
+    slot: int
+    score: int
+
+
+class OwnTestView(msgspec.Struct):
+    name: str
+    args: Any
+    expect: Any
+    legal: bool
+    legal_reason: str
+    outcome: str
+
+
+class TheirTestView(msgspec.Struct):
+    name: str
+    args: Any
+    expect: Any
+    why: str
+    outcome: str
+    your_result: str
+
+
+class HistoryEntry(msgspec.Struct):
+    hole: int
+    spec_key: str
+    hole_score: int
+    your_tests: list[OwnTestView]
+    their_tests: list[TheirTestView]
+    their_note: str
+    your_par_fails: int
+    their_par_fails: int
+    your_fallback: bool = False
+
+
+class ObservationBody(msgspec.Struct):
+    hole: int
+    holes: int
+    spec: PublicSpecView
+    you: SeatView
+    opponent: SeatView
+    history: list[HistoryEntry]
+    rules: Rules
+
+
+class Observation(msgspec.Struct, tag="observation", tag_field="type"):
+    hole: int
+    deadline_seconds: float
+    retry: bool
+    observation: ObservationBody
+
+
+class Ack(msgspec.Struct, tag="ack", tag_field="type"):
+    hole: int
+    dropped_tests: int = 0
+    truncated_fields: list[str] = msgspec.field(default_factory=list)
+
+
+class Error(msgspec.Struct, tag="error", tag_field="type"):
+    hole: int | None
+    cause: str  # malformed | oversize | wrong_hole | late
+    message: str
+    retry: bool = False  # whether another attempt will be offered
+
+
+# ---------------------------------------------------------------- replay records
+
+
+class ReplayHeader(msgspec.Struct, tag="header", tag_field="kind", kw_only=True):
+    format: str = "cogolf-replay"
+    format_version: int = 1
+    game_version: str
+    protocol: str
+    match_id: str
+    deck_name: str
+    deck_version: str
+    deck_digest: str
+    seed: int
+    names: list[str]
+    aliases: list[str]
+    holes: list[str]  # the drawn spec keys, in play order
+    config: dict[str, Any]
+    sandbox: dict[str, Any]
+    started_at: float  # wall-clock
+
+
+class HoleStart(msgspec.Struct, tag="hole_start", tag_field="kind", kw_only=True):
+    hole: int
+    spec_key: str
+    at: float  # wall-clock
+
+
+class RecordedTest(msgspec.Struct, kw_only=True):
+    name: str
+    args: Any
+    expect: Any
+    why: str
+
+
+class SubmissionRecord(msgspec.Struct, tag="submission", tag_field="kind", kw_only=True):
+    hole: int
+    slot: int
+    source: Literal["seat", "fallback"]
+    fallback_cause: str | None = None
+    attempts: int  # how many attempts the seat used (0..2)
+    impl: str
+    tests: list[RecordedTest]
+    note: str
+    dropped_tests: int = 0
+    errors: list[str] = msgspec.field(default_factory=list)  # why earlier attempts failed
+    wrong_hole: int = 0
+    at: float
+
+
+class TestVerdict(msgspec.Struct, tag="test_verdict", tag_field="kind", kw_only=True):
+    hole: int
+    slot: int  # the author
+    target_slot: int
+    idx: int
+    name: str
+    args: Any
+    expect: Any
+    why: str
+    legal: bool
+    legal_reason: str  # "ok" or the first failed gate
+    outcome: Literal["held", "breach", "illegal"]
+    observed: str  # what the defender returned, as short text ("" when illegal)
+
+
+class ParResult(msgspec.Struct, tag="par_result", tag_field="kind", kw_only=True):
+    hole: int
+    slot: int
+    par_fails: int
+    par_total: int
+
+
+class HoleScore(msgspec.Struct, tag="hole_score", tag_field="kind", kw_only=True):
+    hole: int
+    spec_key: str
+    score: list[int]
+    cumulative: list[int]
+    breaches: list[int]
+    par_fails: list[int]
+    illegal_tests: list[int]
+    ambiguity: str
+
+
+class EpisodeEnd(msgspec.Struct, tag="episode_end", tag_field="kind", kw_only=True):
+    reason: Literal["complete", "deadline", "harness_fault"]
+    holes_played: int
+    detail: str = ""
+
+
+class KillerTest(msgspec.Struct, kw_only=True):
+    hole: int
+    slot: int
+    idx: int
+    name: str
+    args: Any
+    expect: Any
+    why: str
+    swing: int
+
+
+class MatchResult(msgspec.Struct, tag="result", tag_field="kind", kw_only=True):
+    match_id: str
+    names: list[str]
+    aliases: list[str]
+    scores: list[int]
+    hole_scores: list[list[int]]
+    breaches: list[int]
+    breaches_taken: list[int]
+    par_fails: list[int]
+    tests_fired: list[int]
+    illegal_tests: list[int]
+    holes_played: int
+    fallbacks: list[int]
+    fallback_causes: list[dict[str, int]]
+    reason: str
+    wall_clock_seconds: float
+    seed: int
+    deck_version: str
+    deck_digest: str
+    winner: int | None
+    killer_test: KillerTest | None
+
+
+ReplayEvent = HoleStart | SubmissionRecord | TestVerdict | ParResult | HoleScore | EpisodeEnd
+ReplayRecord = ReplayHeader | ReplayEvent | MatchResult
+
+# Fields that legitimately differ between two runs of the same match.
+WALL_CLOCK_FIELDS = frozenset({"at", "started_at", "wall_clock_seconds"})

@@ -1,0 +1,6 @@
+"""Counts values strictly between the bounds; the bounds themselves are outside."""
+
+
+def solve(nums, a, b):
+    lo, hi = min(a, b), max(a, b)
+    return sum(1 for x in nums if lo < x < hi)
