@@ -34,6 +34,19 @@ class Submission(msgspec.Struct, tag="submission", tag_field="type", kw_only=Tru
 # ---------------------------------------------------------------- server -> seat
 
 
+class Welcome(msgspec.Struct, tag="welcome", tag_field="type", kw_only=True):
+    protocol: str
+    match_id: str
+    slot: int
+    alias: str
+    opponent_alias: str
+    holes: int
+    hole_deadline_seconds: float
+    retry_deadline_seconds: float
+    rules: Rules
+    resumed: bool = False  # this is a reconnection to a match already under way
+
+
 class Param(msgspec.Struct):
     name: str
     type: str
@@ -251,3 +264,33 @@ ReplayRecord = ReplayHeader | ReplayEvent | MatchResult
 
 # Fields that legitimately differ between two runs of the same match.
 WALL_CLOCK_FIELDS = frozenset({"at", "started_at", "wall_clock_seconds"})
+
+
+# ---------------------------------------------------------------- results to seats and spectators
+
+
+class Done(msgspec.Struct, tag="done", tag_field="type"):
+    result: MatchResult
+
+
+class WatchSnapshot(msgspec.Struct, tag="snapshot", tag_field="type", kw_only=True):
+    match_id: str
+    status: str
+    hole: int
+    holes: int
+    scores: list[int]
+    aliases: list[str]
+    names: list[str]
+    resolved: list[HoleScore]
+
+
+class WatchEvent(msgspec.Struct, tag="event", tag_field="type"):
+    event: ReplayRecord
+
+
+class WatchDone(msgspec.Struct, tag="done", tag_field="type"):
+    result: MatchResult | None
+
+
+ServerToSeat = Welcome | Observation | Ack | Error | Done
+ServerToWatcher = WatchSnapshot | WatchEvent | WatchDone

@@ -10,7 +10,7 @@ from pathlib import Path
 from cogolf.deck import DEFAULT_REFERENCES, DeckError, load
 from cogolf.deck_check import check_deck
 from cogolf.logs import configure
-from cogolf.sandbox import SandboxUnavailable, make_sandbox
+from cogolf.sandbox import WeakSandboxError, make_sandbox
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -69,7 +69,7 @@ def run_check(args: argparse.Namespace) -> int:
 
     try:
         problems = asyncio.run(main())
-    except SandboxUnavailable as exc:
+    except WeakSandboxError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 3
     for p in problems:

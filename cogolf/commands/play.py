@@ -16,7 +16,7 @@ from cogolf.logs import configure
 from cogolf.replay import read_replay
 from cogolf.runtime.local import run_match
 from cogolf.runtime.seats import InProcessSeat
-from cogolf.sandbox import SandboxUnavailable, make_sandbox
+from cogolf.sandbox import WeakSandboxError, make_sandbox
 from cogolf.scorecard import render
 
 DEFAULT_REPLAYS = Path("replays")
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(main())
-    except SandboxUnavailable as exc:
+    except WeakSandboxError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 3
     print(render(read_replay(path)))

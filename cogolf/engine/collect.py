@@ -68,7 +68,10 @@ class HoleCollector:
         hole_deadline: float,
         retry_deadline: float,
         connected: tuple[bool, bool] = (True, True),
+        absent: tuple[bool, bool] = (False, False),
     ) -> None:
+        """`absent` marks a seat that never connected to this match: it is played by the
+        fallback at once rather than after a deadline nobody can meet."""
         self.hole = hole
         self.hole_deadline = hole_deadline
         self.retry_deadline = retry_deadline
@@ -76,9 +79,18 @@ class HoleCollector:
             SeatAttempts(deadline=now + hole_deadline, connected=connected[0]),
             SeatAttempts(deadline=now + hole_deadline, connected=connected[1]),
         ]
+        self.absent = absent
 
     def open(self) -> list[Effect]:
-        return [Observe(slot, False, self.hole_deadline) for slot in (0, 1)]
+        effects: list[Effect] = []
+        for slot in (0, 1):
+            if self.absent[slot]:
+                self.seats[slot].fallback_cause = "disconnected"
+                self.seats[slot].errors.append("disconnected: the seat never connected")
+                effects.append(PlayFallback(slot, "disconnected"))
+            else:
+                effects.append(Observe(slot, False, self.hole_deadline))
+        return effects
 
     @property
     def done(self) -> bool:

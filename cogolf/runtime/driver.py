@@ -68,6 +68,7 @@ class MatchDriver:
         self.on_event = on_event
         self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
         self.collector: collect.HoleCollector | None = None
+        self._observed_epoch = [-1, -1]  # the connection epoch each seat last got an observation in
         self.log = log.bind(match_id=match.match_id)
         self._started = 0.0
 
@@ -98,6 +99,11 @@ class MatchDriver:
             self.log.exception("harness_fault")
         return await self._finish(reason, detail)
 
+    async def fail(self, reason: str, detail: str) -> m.MatchResult:
+        """End the match now, without playing, keeping every hole resolved so far."""
+        self._started = self.clock()
+        return await self._finish(reason, detail)
+
     async def _finish(self, reason: str, detail: str) -> m.MatchResult:
         self.emit(
             m.EpisodeEnd(reason=reason, holes_played=len(self.match.resolved), detail=detail)  # type: ignore[arg-type]
@@ -109,7 +115,7 @@ class MatchDriver:
         self.writer.sync()
         for seat in self.seats:
             try:
-                await seat.send(result)
+                await seat.send(m.Done(result))
                 await seat.close()
             except Exception:  # a seat that is gone cannot spoil the result
                 self.log.warning("seat_close_failed", slot=seat.slot)
@@ -134,6 +140,7 @@ class MatchDriver:
             cfg.hole_deadline_seconds,
             cfg.retry_deadline_seconds,
             (self.seats[0].connected, self.seats[1].connected),
+            (not self.seats[0].ever_connected, not self.seats[1].ever_connected),
         )
         self.collector = collector
         await self._apply(collector.open())
@@ -195,7 +202,7 @@ class MatchDriver:
         now = self.clock()
         if item.connected is not None:
             collector.set_connected(item.slot, item.connected)
-            if item.connected:
+            if item.connected and self._observed_epoch[item.slot] != self.seats[item.slot].epoch:
                 pending = collector.pending(item.slot, now)
                 return [pending] if pending else []
             return []
@@ -210,6 +217,7 @@ class MatchDriver:
             seat = self.seats[effect.slot]
             if isinstance(effect, collect.Observe):
                 obs = self.match.observation(effect.slot, effect.retry, effect.deadline_seconds)
+                self._observed_epoch[effect.slot] = seat.epoch
                 observations.append(self._safe_send(seat, obs))
             elif isinstance(effect, collect.Acknowledge):
                 a = effect.accepted

@@ -38,6 +38,14 @@ class Seat(Protocol):
     @property
     def connected(self) -> bool: ...
 
+    @property
+    def epoch(self) -> int:
+        """Counts connections; a new epoch means the seat has not seen the open observation."""
+        ...
+
+    @property
+    def ever_connected(self) -> bool: ...
+
     def attach(self, inbox: asyncio.Queue[Inbound]) -> None: ...
 
     async def send(self, message: msgspec.Struct) -> None: ...
@@ -56,6 +64,14 @@ class InProcessSeat:
 
     @property
     def connected(self) -> bool:
+        return True
+
+    @property
+    def epoch(self) -> int:
+        return 0
+
+    @property
+    def ever_connected(self) -> bool:
         return True
 
     def attach(self, inbox: asyncio.Queue[Inbound]) -> None:

@@ -78,3 +78,10 @@ def test_reconnect_gets_the_remaining_time():
     c.set_connected(0, False)
     c.set_connected(0, True)
     assert c.pending(0, 30.0) == Observe(0, False, 10.0)
+
+
+def test_absent_seat_is_played_by_the_fallback_at_once():
+    c = HoleCollector(1, 0.0, 40, 15, connected=(True, False), absent=(False, True))
+    assert c.open() == [Observe(0, False, 40), PlayFallback(1, "disconnected")]
+    c.receive(0, GOOD, 1.0)
+    assert c.done

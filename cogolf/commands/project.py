@@ -1,0 +1,102 @@
+"""`cogolf project ...`: project attempts (run one, ingest a report, tabulate a folder)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from cogolf.project.attempt import ingest, run_attempt
+from cogolf.project.results import (
+    ATTEMPTS_PER_TASK,
+    AttemptResult,
+    ResultError,
+    load_records,
+    project_table,
+)
+from cogolf.project.task import TaskError, load_task
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "project",
+        help="project attempts: harden a workspace, scored by hidden evaluator checks",
+        description="Project attempts. An attempt applies an entrant's changes to a fresh copy "
+        "of the task's template, runs the hidden evaluator, counts failed checks and turns "
+        "them into points on the task's scale (0..1 per attempt, five attempts per task).",
+    )
+    sub = parser.add_subparsers(dest="project_command", metavar="ACTION", required=True)
+
+    attempt = sub.add_parser("attempt", help="run one attempt and print its result (JSON)")
+    attempt.add_argument("task_dir", type=Path, metavar="TASK_DIR")
+    attempt.add_argument("changes", type=Path, metavar="CHANGES",
+                         help="an overlay directory, or a unified diff file")
+    _identity(attempt)
+    attempt.set_defaults(func=_attempt)
+
+    ing = sub.add_parser("ingest", help="score a report from an evaluator that ran elsewhere")
+    ing.add_argument("task_dir", type=Path, metavar="TASK_DIR")
+    ing.add_argument("report", type=Path, metavar="REPORT")
+    _identity(ing)
+    ing.set_defaults(func=_ingest)
+
+    table = sub.add_parser("table", help="points per task (out of 5) and total, from result files")
+    table.add_argument("folder", type=Path, metavar="RESULTS_DIR")
+    table.add_argument("--json", action="store_true", help="print the rows as JSON")
+    table.set_defaults(func=_table)
+
+
+def _identity(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--entrant", default="", help="who made the changes (stored in the result)")
+    parser.add_argument("--attempt", type=int, default=1, choices=range(1, ATTEMPTS_PER_TASK + 1),
+                        metavar=f"1..{ATTEMPTS_PER_TASK}", help="attempt number (default 1)")
+    parser.add_argument("--out", type=Path, help="also write the result JSON to this file")
+
+
+def _emit(result: AttemptResult, out: Path | None) -> int:
+    text = json.dumps(result.to_json(), indent=2, ensure_ascii=False)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+def _attempt(args: argparse.Namespace) -> int:
+    try:
+        task = load_task(args.task_dir)
+        if not args.changes.exists():
+            raise TaskError(f"{args.changes}: no such changes directory or patch")
+        result = asyncio.run(run_attempt(task, args.changes, entrant=args.entrant,
+                                         attempt=args.attempt))
+    except TaskError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return _emit(result, args.out)
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    try:
+        task = load_task(args.task_dir)
+    except TaskError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return _emit(ingest(task, args.report, entrant=args.entrant, attempt=args.attempt), args.out)
+
+
+def _table(args: argparse.Namespace) -> int:
+    try:
+        rows = project_table(load_records(args.folder))
+    except ResultError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps([r.to_json() for r in rows], indent=2))
+        return 0
+    tasks = sorted({t for r in rows for t in r.per_task})
+    print("\t".join(["entrant", *[f"{t} (/5)" for t in tasks], "total"]))
+    for r in rows:
+        print("\t".join([r.entrant, *[f"{r.per_task[t]:.2f}" for t in tasks], f"{r.total:.2f}"]))
+    return 0

@@ -1,0 +1,171 @@
+"""HTTP and websocket endpoints of the server (starlette).
+
+Thin adapters only: requests are validated and handed to the registry; a seat's
+websocket frames go straight to its seat; spectators get a snapshot, then every
+journal event as it is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+
+import msgspec
+import structlog
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from cogolf import messages as m
+from cogolf.server.hosted import HostedMatch
+from cogolf.server.registry import CreateMatch, Registry, RequestError
+
+log = structlog.get_logger("cogolf.server")
+_encoder = msgspec.json.Encoder()
+
+
+def _json(doc: object, status: int = 200) -> Response:
+    return Response(_encoder.encode(doc), status_code=status, media_type="application/json")
+
+
+def _error(status: int, message: str) -> Response:
+    return _json({"error": message}, status)
+
+
+def create_app(
+    registry: Registry,
+    *,
+    admin_token: str | None = None,
+    single: HostedMatch | None = None,
+) -> Starlette:
+    def match_links(hosted: HostedMatch, root: str) -> dict[str, str]:
+        ws_root = "ws" + root[4:] if root.startswith("http") else root
+        return {
+            "watch_url": f"{ws_root}/matches/{hosted.match_id}/watch",
+            "replay_url": f"{root}/matches/{hosted.match_id}/replay.ndjson",
+        }
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def create_match(request: Request) -> Response:
+        if admin_token is not None:
+            auth = request.headers.get("authorization", "")
+            if not hmac.compare_digest(auth.encode(), f"Bearer {admin_token}".encode()):
+                return _error(401, "creating a match needs Authorization: Bearer <admin token>")
+        body = await request.body()
+        if len(body) > 65536:
+            return _error(413, "request body exceeds 65536 bytes")
+        try:
+            req = msgspec.json.decode(body or b"{}", type=CreateMatch)
+        except (msgspec.DecodeError, RecursionError) as exc:
+            return _error(400, str(exc))
+        try:
+            hosted, tokens = registry.create(req)
+        except RequestError as exc:
+            return _error(400, str(exc))
+        root = str(request.base_url).rstrip("/")
+        ws_root = "ws" + root[4:]
+        seats = [
+            {
+                "slot": slot,
+                "alias": hosted.welcome(slot).alias,
+                "token": tokens[slot],
+                "url": f"{ws_root}/matches/{hosted.match_id}/player?slot={slot}&token={tokens[slot]}",
+            }
+            for slot in (0, 1)
+        ]
+        return _json({"match_id": hosted.match_id, "seats": seats, **match_links(hosted, root)}, 201)
+
+    async def list_matches(request: Request) -> Response:
+        return _json([h.status_doc() for h in registry.matches.values()])
+
+    def _find(request: Request) -> HostedMatch | None:
+        return registry.get(request.path_params["match_id"])
+
+    async def get_match(request: Request) -> Response:
+        hosted = _find(request)
+        if hosted is None:
+            return _error(404, "no such match")
+        return _json(hosted.status_doc())
+
+    async def get_replay(request: Request) -> Response:
+        hosted = _find(request)
+        if hosted is None or not hosted.replay_path.exists():
+            return _error(404, "no replay for this match")
+        return FileResponse(hosted.replay_path, media_type="application/x-ndjson")
+
+    async def player(websocket: WebSocket) -> None:
+        match_id = websocket.path_params.get("match_id")
+        hosted = registry.get(match_id) if match_id else single
+        slot_text = websocket.query_params.get("slot", "")
+        token = websocket.query_params.get("token", "")
+        slot = int(slot_text) if slot_text in ("0", "1") else None
+        if hosted is None or slot is None or not hosted.check_token(slot, token):
+            await websocket.send_denial_response(_error(403, "unknown match, slot or token"))
+            return
+        seat = hosted.seats[slot]
+        if seat.claimed:
+            await websocket.send_denial_response(_error(409, f"seat {slot} already has a live connection"))
+            return
+        if hosted.status in ("finished", "failed"):
+            await websocket.send_denial_response(_error(410, "this match is over"))
+            return
+        seat.claimed = True
+        bound = log.bind(match_id=hosted.match_id, slot=slot)
+        code: int | None = None
+        try:
+            await websocket.accept()
+            await websocket.send_text(_encoder.encode(hosted.welcome(slot)).decode())
+            seat.connect(websocket)
+            bound.info("seat_connected", epoch=seat.epoch)
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    code = message.get("code")
+                    break
+                raw = message.get("text")
+                seat.deliver(raw if raw is not None else message.get("bytes") or b"")
+        except WebSocketDisconnect as exc:
+            code = exc.code
+        finally:
+            seat.claimed = False
+            seat.disconnect(websocket, code)
+            bound.info("seat_disconnected", code=code)
+
+    async def watch(websocket: WebSocket) -> None:
+        hosted = registry.get(websocket.path_params["match_id"])
+        if hosted is None:
+            await websocket.send_denial_response(_error(404, "no such match"))
+            return
+        await websocket.accept()
+        queue = hosted.watch()
+        try:
+            await websocket.send_text(_encoder.encode(hosted.snapshot()).decode())
+            if hosted.status in ("finished", "failed"):
+                await websocket.send_text(_encoder.encode(m.WatchDone(hosted.result)).decode())
+            else:
+                while (item := await queue.get()) is not None:
+                    await websocket.send_text(_encoder.encode(item).decode())
+            await websocket.close(code=1000)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            hosted.unwatch(queue)
+            with contextlib.suppress(Exception):
+                await websocket.close()
+
+    routes = [
+        Route("/healthz", healthz),
+        Route("/matches", create_match, methods=["POST"]),
+        Route("/matches", list_matches, methods=["GET"]),
+        Route("/matches/{match_id}", get_match),
+        Route("/matches/{match_id}/replay.ndjson", get_replay),
+        WebSocketRoute("/matches/{match_id}/player", player),
+        WebSocketRoute("/matches/{match_id}/watch", watch),
+    ]
+    if single is not None:
+        routes.append(WebSocketRoute("/player", player))
+    return Starlette(routes=routes)

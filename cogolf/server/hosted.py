@@ -1,0 +1,276 @@
+"""A match hosted by the server: its seats, its journal, its spectators, its life.
+
+A hosted match is created by `POST /matches` (or `--single`), waits for both
+seats (or the connect timeout), plays through the driver, and is persisted as
+two files under the data directory: `matches/<id>.json` (configuration and
+token hashes, never the tokens) and `replays/<id>.ndjson` (the journal). A
+server started again on the same directory resumes every match whose journal
+has no result line, at its first unresolved hole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import structlog
+
+from cogolf import messages as m
+from cogolf.deck import Deck
+from cogolf.engine import rules
+from cogolf.engine.match import Match, MatchConfig, resolved_from_records
+from cogolf.replay import ReplayError, ReplayWriter, read_replay
+from cogolf.runtime.driver import MatchDriver
+from cogolf.runtime.local import new_match, replay_header
+from cogolf.sandbox.api import Limits, Sandbox
+from cogolf.server.seat import WebSocketSeat
+
+log = structlog.get_logger("cogolf.server")
+
+WATCH_QUEUE = 2048  # events buffered per spectator before it is dropped as too slow
+
+
+class MatchMeta(msgspec.Struct, kw_only=True):
+    """What the server persists about a match besides its journal."""
+
+    match_id: str
+    config: MatchConfig
+    token_hashes: list[str]
+    deck: str  # the pack name
+    created_at: float
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def journal_prefix(path: Path, deck: Deck) -> tuple[Match, int | None, str]:
+    """Read a journal for resuming: the match state and where its last resolved hole ends.
+
+    Returns (match, offset, problem). Records after `offset` belong to a hole that did
+    not resolve and are cut off before play resumes. When `problem` is not empty the
+    match cannot resume (another deck, another draw): offset is None and the match
+    is ended as a harness fault with its resolved holes kept as they were.
+    Raises ReplayError when the journal cannot be read at all.
+    """
+    replay = read_replay(path)
+    h = replay.header
+    try:
+        config = msgspec.convert(h.config, MatchConfig)
+    except msgspec.ValidationError as exc:
+        raise ReplayError(f"{path}:1: config: {exc}") from None
+    problem = ""
+    if h.deck_digest != deck.digest:
+        problem = f"deck digest {h.deck_digest} differs from the loaded deck {deck.digest}"
+    elif deck.draw(config.seed, config.holes) != h.holes:
+        problem = "the seeded draw does not match the journal header"
+    specs = {k: deck.spec(k) for k in h.holes} if not problem else {}
+    match = Match(h.match_id, config, list(h.holes), specs)
+    for r in resolved_from_records(replay.events):
+        match.add(r)
+    if problem:
+        return match, None, problem
+    data = path.read_bytes()
+    offset = data.find(b"\n") + 1
+    if match.resolved:
+        last = match.resolved[-1].hole
+        pos = offset
+        for line in data[offset:].split(b"\n"):
+            pos += len(line) + 1
+            if b'"kind":"hole_score"' not in line:
+                continue
+            try:
+                rec = msgspec.json.decode(line, type=m.HoleScore)
+            except msgspec.DecodeError:
+                continue
+            if rec.hole == last:
+                offset = pos
+                break
+    return match, offset, ""
+
+
+class HostedMatch:
+    def __init__(
+        self,
+        meta: MatchMeta,
+        deck: Deck,
+        sandbox: Sandbox,
+        data_dir: Path,
+        *,
+        connect_timeout: float,
+    ) -> None:
+        self.meta = meta
+        self.deck = deck
+        self.sandbox = sandbox
+        self.connect_timeout = connect_timeout
+        self.replay_path = data_dir / "replays" / f"{meta.match_id}.ndjson"
+        self.meta_path = data_dir / "matches" / f"{meta.match_id}.json"
+        self.seats = [WebSocketSeat(0), WebSocketSeat(1)]
+        self.status = "waiting"
+        self.match: Match | None = None
+        self.driver: MatchDriver | None = None
+        self.result: m.MatchResult | None = None
+        self.resumed = False
+        self._watchers: set[asyncio.Queue[msgspec.Struct | None]] = set()
+        self.task: asyncio.Task[None] | None = None
+        self.log = log.bind(match_id=meta.match_id)
+
+    @property
+    def match_id(self) -> str:
+        return self.meta.match_id
+
+    def check_token(self, slot: int, token: str) -> bool:
+        return hmac.compare_digest(self.meta.token_hashes[slot], token_hash(token))
+
+    def save_meta(self) -> None:
+        self.meta_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.meta_path.with_suffix(".tmp")
+        tmp.write_bytes(msgspec.json.encode(self.meta))
+        tmp.replace(self.meta_path)
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run(), name=f"match-{self.match_id}")
+
+    def welcome(self, slot: int) -> m.Welcome:
+        cfg = self.meta.config
+        return m.Welcome(
+            protocol="cogame.cogolf.v1",
+            match_id=self.match_id,
+            slot=slot,
+            alias=rules.ALIASES[slot],
+            opponent_alias=rules.ALIASES[1 - slot],
+            holes=cfg.holes,
+            hole_deadline_seconds=cfg.hole_deadline_seconds,
+            retry_deadline_seconds=cfg.retry_deadline_seconds,
+            rules=rules.RULES,
+            resumed=self.resumed or self.status == "playing",
+        )
+
+    async def _wait_for_seats(self) -> None:
+        waits = [asyncio.create_task(s.connected_event.wait()) for s in self.seats]
+        try:
+            await asyncio.wait_for(asyncio.gather(*waits), timeout=self.connect_timeout)
+        except TimeoutError:
+            absent = [s.slot for s in self.seats if not s.ever_connected]
+            self.log.warning("connect_timeout", absent=absent)
+        finally:
+            for w in waits:
+                w.cancel()
+
+    async def _run(self) -> None:
+        try:
+            await self._play()
+        except asyncio.CancelledError:
+            self.log.info("match_interrupted")  # the journal stays resumable
+            raise
+        except Exception:
+            self.log.exception("match_crashed")
+            self.status = "failed"
+        finally:
+            self._broadcast_end()
+
+    async def _play(self) -> None:
+        await self._wait_for_seats()
+        append = self.replay_path.exists() and self.replay_path.stat().st_size > 0
+        if append:
+            match, offset, problem = journal_prefix(self.replay_path, self.deck)
+            if offset is not None:
+                with open(self.replay_path, "r+b") as f:
+                    f.truncate(offset)
+            else:
+                self.log.error("cannot_resume", problem=problem)
+            self.resumed = True
+            self.log.info("match_resumed", next_hole=match.next_hole)
+        else:
+            match = new_match(self.deck, self.meta.config, self.match_id)
+            problem = ""
+        self.match = match
+        self.status = "playing"
+        with ReplayWriter(self.replay_path, append=append) as writer:
+            if not append:
+                writer.write(replay_header(match, self.deck, self.sandbox))
+            driver = MatchDriver(
+                match, self.deck, self.seats, self.sandbox, writer,
+                limits=Limits(), on_event=self._broadcast,
+            )
+            self.driver = driver
+            if problem:
+                self.result = await driver.fail("harness_fault", f"cannot resume: {problem}")
+            else:
+                self.result = await driver.run()
+        self.status = "finished"
+
+    # ------------------------------------------------------------ spectators
+
+    def watch(self) -> asyncio.Queue[msgspec.Struct | None]:
+        q: asyncio.Queue[msgspec.Struct | None] = asyncio.Queue(maxsize=WATCH_QUEUE)
+        self._watchers.add(q)
+        return q
+
+    def unwatch(self, q: asyncio.Queue[msgspec.Struct | None]) -> None:
+        self._watchers.discard(q)
+
+    def _broadcast(self, record: m.ReplayRecord) -> None:
+        # Submissions are journalled only when their hole resolves, so nothing here
+        # can show a seat's play before the hole is over.
+        self._push(m.WatchEvent(record))
+
+    def _broadcast_end(self) -> None:
+        self._push(m.WatchDone(self.result))
+        self._push(None)
+
+    def _push(self, item: msgspec.Struct | None) -> None:
+        for q in list(self._watchers):
+            try:
+                q.put_nowait(item)
+            except asyncio.QueueFull:
+                self._watchers.discard(q)
+                with contextlib.suppress(asyncio.QueueFull):
+                    q.get_nowait()
+                    q.put_nowait(None)
+
+    def snapshot(self) -> m.WatchSnapshot:
+        match = self.match
+        resolved = [r.score for r in match.resolved] if match else []
+        return m.WatchSnapshot(
+            match_id=self.match_id,
+            status=self.status,
+            hole=match.next_hole if match and not match.finished else len(resolved),
+            holes=self.meta.config.holes,
+            scores=list(match.scores) if match else [0, 0],
+            aliases=list(rules.ALIASES),
+            names=list(self.meta.config.names),
+            resolved=resolved,
+        )
+
+    def status_doc(self) -> dict[str, Any]:
+        snap = self.snapshot()
+        return {
+            "match_id": self.match_id,
+            "status": self.status,
+            "hole": snap.hole,
+            "holes": snap.holes,
+            "scores": snap.scores,
+            "names": snap.names,
+            "aliases": snap.aliases,
+            "seats_connected": [s.connected for s in self.seats],
+            "reason": self.result.reason if self.result else None,
+            "created_at": self.meta.created_at,
+        }
+
+
+def load_meta(path: Path) -> MatchMeta:
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=MatchMeta)
+    except (OSError, msgspec.DecodeError) as exc:
+        raise ReplayError(f"{path}: {exc}") from None
+
+
+def now() -> float:
+    return time.time()

@@ -1,0 +1,170 @@
+"""The server's matches: creating them from requests, finding them, resuming them.
+
+All state lives under the data directory, so a server killed at any moment and
+started again on the same directory finds every match it had.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+import structlog
+
+from cogolf.deck import Deck
+from cogolf.engine import rules
+from cogolf.engine.match import MatchConfig
+from cogolf.replay import ReplayError, read_replay
+from cogolf.sandbox.api import Sandbox
+from cogolf.server.hosted import HostedMatch, MatchMeta, load_meta, token_hash
+from cogolf.text import clip
+
+log = structlog.get_logger("cogolf.server")
+
+MAX_NAME_CHARS = 64
+MIN_DEADLINE, MAX_DEADLINE = 0.05, 3600.0
+MAX_MATCH_DEADLINE = 86400.0
+
+
+class CreateMatch(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """The body of `POST /matches`; every field is optional."""
+
+    seed: int | None = None
+    holes: int | None = None
+    hole_deadline_seconds: float | None = None
+    retry_deadline_seconds: float | None = None
+    match_deadline_seconds: float | None = None
+    names: list[str] | None = None
+    deck: str | None = None
+    tokens: list[str] | None = None  # for operators who hand out tokens themselves
+    match_id: str | None = None
+
+
+class RequestError(ValueError):
+    """A request the server refuses, with the field and the reason."""
+
+
+def _check_deadline(
+    name: str, value: float | None, default: float, most: float = MAX_DEADLINE
+) -> float:
+    if value is None:
+        return default
+    if not MIN_DEADLINE <= value <= most:
+        raise RequestError(f"{name} must be between {MIN_DEADLINE} and {most} seconds")
+    return float(value)
+
+
+@dataclass
+class Registry:
+    data_dir: Path
+    decks: dict[str, Deck]  # by pack name; the first is the default
+    sandbox: Sandbox
+    connect_timeout: float = 30.0
+    matches: dict[str, HostedMatch] = field(default_factory=dict)
+
+    @property
+    def default_deck(self) -> str:
+        return next(iter(self.decks))
+
+    def get(self, match_id: str) -> HostedMatch | None:
+        return self.matches.get(match_id)
+
+    def create(self, req: CreateMatch) -> tuple[HostedMatch, list[str]]:
+        deck_name = req.deck or self.default_deck
+        deck = self.decks.get(deck_name)
+        if deck is None:
+            raise RequestError(f"deck: unknown pack {deck_name!r}; known: {sorted(self.decks)}")
+        holes = req.holes if req.holes is not None else min(rules.DEFAULT_HOLES, len(deck.spec_keys()))
+        if not 1 <= holes <= len(deck.spec_keys()):
+            raise RequestError(f"holes must be between 1 and {len(deck.spec_keys())}")
+        names = req.names or ["seat0", "seat1"]
+        if len(names) != 2 or not all(isinstance(n, str) and n.strip() for n in names):
+            raise RequestError("names must be two non-empty strings")
+        if any(len(n) > MAX_NAME_CHARS for n in names):
+            raise RequestError(f"names must be at most {MAX_NAME_CHARS} characters")
+        seed = req.seed if req.seed is not None else secrets.randbelow(2**31)
+        if not 0 <= seed < 2**63:
+            raise RequestError("seed must be between 0 and 2**63 - 1")
+        tokens = req.tokens or [secrets.token_urlsafe(18), secrets.token_urlsafe(18)]
+        if len(tokens) != 2 or not all(8 <= len(t) <= 200 for t in tokens):
+            raise RequestError("tokens must be two strings of 8 to 200 characters")
+        match_id = req.match_id or f"m-{secrets.token_hex(6)}"
+        if not match_id.replace("-", "").replace("_", "").isalnum() or len(match_id) > 80:
+            raise RequestError("match_id may hold letters, digits, - and _ (at most 80)")
+        if match_id in self.matches:
+            raise RequestError(f"match_id {match_id!r} exists")
+        config = MatchConfig(
+            seed=seed,
+            holes=holes,
+            hole_deadline_seconds=_check_deadline(
+                "hole_deadline_seconds", req.hole_deadline_seconds, rules.HOLE_DEADLINE_SECONDS
+            ),
+            retry_deadline_seconds=_check_deadline(
+                "retry_deadline_seconds", req.retry_deadline_seconds, rules.RETRY_DEADLINE_SECONDS
+            ),
+            match_deadline_seconds=_check_deadline(
+                "match_deadline_seconds", req.match_deadline_seconds, 1800.0, MAX_MATCH_DEADLINE
+            ),
+            names=(clip(names[0], MAX_NAME_CHARS), clip(names[1], MAX_NAME_CHARS)),
+        )
+        meta = MatchMeta(
+            match_id=match_id,
+            config=config,
+            token_hashes=[token_hash(t) for t in tokens],
+            deck=deck_name,
+            created_at=time.time(),
+        )
+        hosted = self._host(meta, deck)
+        hosted.save_meta()
+        hosted.start()
+        log.info("match_created", match_id=match_id, deck=deck_name, holes=holes)
+        return hosted, tokens
+
+    def _host(self, meta: MatchMeta, deck: Deck) -> HostedMatch:
+        hosted = HostedMatch(
+            meta, deck, self.sandbox, self.data_dir, connect_timeout=self.connect_timeout
+        )
+        self.matches[meta.match_id] = hosted
+        return hosted
+
+    def resume_all(self) -> list[str]:
+        """Host again every persisted match; start the unfinished ones. Returns their ids."""
+        resumed = []
+        for path in sorted((self.data_dir / "matches").glob("*.json")):
+            try:
+                meta = load_meta(path)
+            except ReplayError as exc:
+                log.error("bad_match_file", path=path.name, error=str(exc))
+                continue
+            deck = self.decks.get(meta.deck)
+            if deck is None:
+                log.error("resume_unknown_deck", match_id=meta.match_id, deck=meta.deck)
+                continue
+            hosted = self._host(meta, deck)
+            replay_path = hosted.replay_path
+            if replay_path.exists():
+                try:
+                    replay = read_replay(replay_path)
+                except ReplayError as exc:
+                    log.error("bad_replay", match_id=meta.match_id, error=str(exc))
+                    hosted.status = "failed"
+                    continue
+                if replay.result is not None:
+                    hosted.status = "finished"
+                    hosted.result = replay.result
+                    continue
+            hosted.start()
+            resumed.append(meta.match_id)
+        if resumed:
+            log.info("matches_resumed", count=len(resumed))
+        return resumed
+
+    async def close(self) -> None:
+        tasks = [h.task for h in self.matches.values() if h.task and not h.task.done()]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
