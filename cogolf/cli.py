@@ -11,6 +11,8 @@ from collections.abc import Sequence
 # Modules that contribute subcommands, in the order `cogolf --help` lists them.
 COMMAND_MODULES = [
     "cogolf.commands.play",
+    "cogolf.commands.serve",
+    "cogolf.commands.bot",
     "cogolf.commands.deck",
     "cogolf.commands.bench",
 ]

@@ -1,4 +1,10 @@
-"""`cogolf play`: a complete match between two bots, then the scorecard."""
+"""`cogolf play`: a complete match between two bots, then the scorecard.
+
+By default the match is played the way every live match is: a server on an
+ephemeral loopback port and one bot process per seat over websockets.
+`--in-process` plays the policies inside this process instead (faster, same
+rules). `--from FILE` replays a match's seed, deck and config with the same bots.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +14,21 @@ import sys
 import time
 from pathlib import Path
 
+import msgspec
+
 from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.commands.common import add_deck_options, add_sandbox_options, load_deck_or_exit
 from cogolf.engine import rules
 from cogolf.engine.match import MatchConfig
 from cogolf.logs import configure
-from cogolf.replay import read_replay
+from cogolf.replay import ReplayError, read_replay
 from cogolf.runtime.local import run_match
 from cogolf.runtime.seats import InProcessSeat
 from cogolf.sandbox import WeakSandboxError, make_sandbox
 from cogolf.scorecard import render
+from cogolf.server.play import BotStartError, play_on_server, policy_command
+from cogolf.server.registry import CreateMatch
+from cogolf.server.run import ServeOptions, start_server
 
 DEFAULT_REPLAYS = Path("replays")
 
@@ -29,51 +40,99 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Play a complete match between two bots, every program in the sandbox, "
             "write replays/<match_id>.ndjson and print the scorecard. "
-            "POLICY is literalist, pedant, path/to/file.py:name or module:name."
+            "POLICY is literalist, pedant, path/to/file.py:name or module:name. "
+            "By default both bots run as separate processes over real websockets."
         ),
     )
-    p.add_argument("--seed", type=int, default=0, help="match seed (default 0)")
-    p.add_argument("--seat0", default="literalist", metavar="POLICY", help="default: literalist")
-    p.add_argument("--seat1", default="pedant", metavar="POLICY", help="default: pedant")
+    p.add_argument("--seed", type=int, default=None, help="match seed (default 0)")
+    p.add_argument("--seat0", default=None, metavar="POLICY", help="default: literalist")
+    p.add_argument("--seat1", default=None, metavar="POLICY", help="default: pedant")
+    p.add_argument("--holes", type=int, default=None, help="holes to play (default 9)")
     p.add_argument(
-        "--holes", type=int, default=rules.DEFAULT_HOLES, help="holes to play (default 9)"
+        "--hole-deadline",
+        type=float,
+        default=None,
+        metavar="S",
+        help=f"seconds per hole (default {rules.HOLE_DEADLINE_SECONDS:g})",
     )
-    p.add_argument("--hole-deadline", type=float, default=rules.HOLE_DEADLINE_SECONDS, metavar="S")
     p.add_argument(
-        "--retry-deadline", type=float, default=rules.RETRY_DEADLINE_SECONDS, metavar="S"
+        "--retry-deadline",
+        type=float,
+        default=None,
+        metavar="S",
+        help=f"seconds for the retry (default {rules.RETRY_DEADLINE_SECONDS:g})",
     )
     p.add_argument("--match-id", default=None, help="default: play-<seed>-<timestamp>")
     p.add_argument("--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR")
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="run both policies in this process instead of as websocket bots",
+    )
+    p.add_argument(
+        "--from",
+        dest="from_replay",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="re-run a replay's match: its seed, deck check and config, same bots",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="log every hole to stderr")
     add_deck_options(p)
     add_sandbox_options(p)
     p.set_defaults(func=run)
 
 
+def _config_from(args: argparse.Namespace) -> tuple[MatchConfig, str | None]:
+    """The match configuration from the options, or from --from's replay header."""
+    base = MatchConfig(names=("literalist", "pedant"))
+    expected_digest = None
+    if args.from_replay is not None:
+        replay = read_replay(args.from_replay)
+        try:
+            base = msgspec.convert(replay.header.config, MatchConfig)
+        except msgspec.ValidationError as exc:
+            raise ReplayError(f"{args.from_replay}:1: config: {exc}") from None
+        expected_digest = replay.header.deck_digest
+    names = (args.seat0 or base.names[0], args.seat1 or base.names[1])
+    config = msgspec.structs.replace(
+        base,
+        seed=args.seed if args.seed is not None else base.seed,
+        holes=args.holes if args.holes is not None else base.holes,
+        hole_deadline_seconds=args.hole_deadline or base.hole_deadline_seconds,
+        retry_deadline_seconds=args.retry_deadline or base.retry_deadline_seconds,
+        names=names,
+    )
+    return config, expected_digest
+
+
 def run(args: argparse.Namespace) -> int:
-    configure()
+    configure("info" if args.verbose else "warning")
     deck = load_deck_or_exit(args)
     try:
-        policies = [
-            load_policy(args.seat0, deck_dir=args.deck),
-            load_policy(args.seat1, deck_dir=args.deck),
-        ]
+        config, expected_digest = _config_from(args)
+    except ReplayError as exc:
+        print(f"cogolf: {exc}", file=sys.stderr)
+        return 2
+    if expected_digest is not None and expected_digest != deck.digest:
+        print(
+            f"cogolf: {args.from_replay} was played on deck digest {expected_digest}; "
+            f"the loaded deck is {deck.digest}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        policies = [load_policy(n, deck_dir=args.deck) for n in config.names]
     except PolicyError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
-    if not 1 <= args.holes <= len(deck.spec_keys()):
+    if not 1 <= config.holes <= len(deck.spec_keys()):
         print(f"cogolf: --holes must be between 1 and {len(deck.spec_keys())}", file=sys.stderr)
         return 2
-    config = MatchConfig(
-        seed=args.seed,
-        holes=args.holes,
-        hole_deadline_seconds=args.hole_deadline,
-        retry_deadline_seconds=args.retry_deadline,
-        names=(args.seat0, args.seat1),
-    )
-    match_id = args.match_id or f"play-{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    match_id = args.match_id or f"play-{config.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     path = args.replays / f"{match_id}.ndjson"
 
-    async def main() -> None:
+    async def in_process() -> None:
         sandbox = make_sandbox(args.sandbox, accept_weak=args.accept_weak_sandbox)
         try:
             seats = [InProcessSeat(i, p) for i, p in enumerate(policies)]
@@ -81,11 +140,42 @@ def run(args: argparse.Namespace) -> int:
         finally:
             await sandbox.close()
 
+    async def over_websockets() -> None:
+        server = await start_server(
+            ServeOptions(
+                data_dir=args.replays,
+                replays_dir=args.replays,
+                meta_dir=args.replays / ".matches",
+                decks={deck.name: deck},
+                port=0,
+                sandbox_mode=args.sandbox,
+                accept_weak_sandbox=args.accept_weak_sandbox,
+                connect_timeout=30.0,
+                resume=False,
+            )
+        )
+        try:
+            request = CreateMatch(
+                seed=config.seed,
+                holes=config.holes,
+                hole_deadline_seconds=config.hole_deadline_seconds,
+                retry_deadline_seconds=config.retry_deadline_seconds,
+                names=list(config.names),
+                match_id=match_id,
+            )
+            commands = [policy_command(n, args.deck) for n in config.names]
+            await play_on_server(server, request, commands)
+        finally:
+            await server.stop()
+
     try:
-        asyncio.run(main())
+        asyncio.run(in_process() if args.in_process else over_websockets())
     except WeakSandboxError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 3
+    except BotStartError as exc:
+        print(f"cogolf: {exc}", file=sys.stderr)
+        return 4
     print(render(read_replay(path)))
     print(f"\n  replay: {path}")
     return 0

@@ -77,7 +77,9 @@ def create_app(
             }
             for slot in (0, 1)
         ]
-        return _json({"match_id": hosted.match_id, "seats": seats, **match_links(hosted, root)}, 201)
+        return _json(
+            {"match_id": hosted.match_id, "seats": seats, **match_links(hosted, root)}, 201
+        )
 
     async def list_matches(request: Request) -> Response:
         return _json([h.status_doc() for h in registry.matches.values()])
@@ -108,7 +110,9 @@ def create_app(
             return
         seat = hosted.seats[slot]
         if seat.claimed:
-            await websocket.send_denial_response(_error(409, f"seat {slot} already has a live connection"))
+            await websocket.send_denial_response(
+                _error(409, f"seat {slot} already has a live connection")
+            )
             return
         if hosted.status in ("finished", "failed"):
             await websocket.send_denial_response(_error(410, "this match is over"))

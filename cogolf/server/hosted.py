@@ -101,7 +101,8 @@ class HostedMatch:
         meta: MatchMeta,
         deck: Deck,
         sandbox: Sandbox,
-        data_dir: Path,
+        replays_dir: Path,
+        meta_dir: Path,
         *,
         connect_timeout: float,
     ) -> None:
@@ -109,8 +110,8 @@ class HostedMatch:
         self.deck = deck
         self.sandbox = sandbox
         self.connect_timeout = connect_timeout
-        self.replay_path = data_dir / "replays" / f"{meta.match_id}.ndjson"
-        self.meta_path = data_dir / "matches" / f"{meta.match_id}.json"
+        self.replay_path = replays_dir / f"{meta.match_id}.ndjson"
+        self.meta_path = meta_dir / f"{meta.match_id}.json"
         self.seats = [WebSocketSeat(0), WebSocketSeat(1)]
         self.status = "waiting"
         self.match: Match | None = None
@@ -196,8 +197,13 @@ class HostedMatch:
             if not append:
                 writer.write(replay_header(match, self.deck, self.sandbox))
             driver = MatchDriver(
-                match, self.deck, self.seats, self.sandbox, writer,
-                limits=Limits(), on_event=self._broadcast,
+                match,
+                self.deck,
+                self.seats,
+                self.sandbox,
+                writer,
+                limits=Limits(),
+                on_event=self._broadcast,
             )
             self.driver = driver
             if problem:

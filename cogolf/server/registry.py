@@ -60,7 +60,8 @@ def _check_deadline(
 
 @dataclass
 class Registry:
-    data_dir: Path
+    replays_dir: Path  # <match_id>.ndjson journals
+    meta_dir: Path  # <match_id>.json configuration and token hashes
     decks: dict[str, Deck]  # by pack name; the first is the default
     sandbox: Sandbox
     connect_timeout: float = 30.0
@@ -78,7 +79,9 @@ class Registry:
         deck = self.decks.get(deck_name)
         if deck is None:
             raise RequestError(f"deck: unknown pack {deck_name!r}; known: {sorted(self.decks)}")
-        holes = req.holes if req.holes is not None else min(rules.DEFAULT_HOLES, len(deck.spec_keys()))
+        holes = (
+            req.holes if req.holes is not None else min(rules.DEFAULT_HOLES, len(deck.spec_keys()))
+        )
         if not 1 <= holes <= len(deck.spec_keys()):
             raise RequestError(f"holes must be between 1 and {len(deck.spec_keys())}")
         names = req.names or ["seat0", "seat1"]
@@ -126,7 +129,12 @@ class Registry:
 
     def _host(self, meta: MatchMeta, deck: Deck) -> HostedMatch:
         hosted = HostedMatch(
-            meta, deck, self.sandbox, self.data_dir, connect_timeout=self.connect_timeout
+            meta,
+            deck,
+            self.sandbox,
+            self.replays_dir,
+            self.meta_dir,
+            connect_timeout=self.connect_timeout,
         )
         self.matches[meta.match_id] = hosted
         return hosted
@@ -134,7 +142,7 @@ class Registry:
     def resume_all(self) -> list[str]:
         """Host again every persisted match; start the unfinished ones. Returns their ids."""
         resumed = []
-        for path in sorted((self.data_dir / "matches").glob("*.json")):
+        for path in sorted(self.meta_dir.glob("*.json")):
             try:
                 meta = load_meta(path)
             except ReplayError as exc:

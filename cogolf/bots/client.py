@@ -1,0 +1,129 @@
+"""The bot runtime behind `cogolf bot`: connect, answer every observation, reconnect.
+
+A bot must never be the reason its seat is played by the server's fallback, so
+the runtime keeps its own deadline: a policy that raises, hangs past the deadline
+or returns something the server would refuse is replaced, for that hole, by the
+literalist's play (or, for a spec the local deck does not know, a minimal play).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import structlog
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from cogolf.bots.policy import Policy, complete_play
+from cogolf.bots.scripted import baseline_play
+from cogolf.deck import DEFAULT_DECK, DeckError, PublicDeck, load_public
+from cogolf.engine.intake import Accepted, accept, encode_play
+
+log = structlog.get_logger("cogolf.bot")
+
+SAFETY_MARGIN = 0.5  # seconds kept in hand before the server's deadline
+MINIMAL_PLAY = {"impl": "def solve(*args):\n    return None\n", "tests": [], "note": ""}
+FATAL_STATUSES = {403, 404, 409, 410}
+
+
+class BotRuntime:
+    def __init__(self, url: str, policy: Policy, *, deck_dir: Path | None = None) -> None:
+        self.url = url
+        self.policy = policy
+        try:
+            self.deck: PublicDeck | None = load_public(deck_dir or DEFAULT_DECK)
+        except DeckError:
+            self.deck = None
+        self.log = log
+        self.welcome: dict[str, Any] = {}
+
+    def _fallback(self, observation: dict[str, Any]) -> dict[str, Any]:
+        key = observation.get("spec", {}).get("key", "")
+        if self.deck is not None and key in self.deck.specs:
+            return baseline_play(self.deck, key, "literalist")
+        return dict(MINIMAL_PLAY)
+
+    async def _think(self, observation: dict[str, Any], hole: int, budget: float) -> str:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Any] = loop.create_future()
+
+        def work() -> None:
+            try:
+                result: Any = ("ok", self.policy(observation))
+            except Exception as exc:  # user code
+                result = ("raised", exc)
+            loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
+
+        threading.Thread(target=work, daemon=True, name="policy").start()
+        why = ""
+        try:
+            status, value = await asyncio.wait_for(done, timeout=max(0.05, budget))
+        except TimeoutError:
+            why = "policy missed the deadline"
+        else:
+            if status == "ok":
+                text = encode_play(complete_play(value, hole))
+                if isinstance(text, str) and isinstance(accept(text, hole), Accepted):
+                    return text
+                why = "policy returned a play the server would refuse"
+            else:
+                why = f"policy raised {type(value).__name__}: {value}"
+        self.log.warning("policy_fallback", hole=hole, why=why)
+        text = encode_play(complete_play(self._fallback(observation), hole))
+        assert isinstance(text, str)
+        return text
+
+    async def run(self, *, give_up_after: float = 120.0) -> int:
+        """Play until `done`; returns a process exit code."""
+        backoff = 0.1
+        loop = asyncio.get_running_loop()
+        lost_at: float | None = None
+        while True:
+            try:
+                async with websockets.connect(self.url, max_size=None, open_timeout=10) as ws:
+                    lost_at, backoff = None, 0.1
+                    async for frame in ws:
+                        if await self._handle(ws, frame):
+                            return 0
+                    # the server closed the connection without `done`: try again
+            except InvalidStatus as exc:
+                status = exc.response.status_code
+                if status in FATAL_STATUSES:
+                    self.log.error("refused", status=status)
+                    return 2
+            except (OSError, ConnectionClosed, TimeoutError) as exc:
+                self.log.info("connection_lost", error=type(exc).__name__)
+            now = loop.time()
+            lost_at = lost_at if lost_at is not None else now
+            if now - lost_at > give_up_after:
+                self.log.error("gave_up", seconds=give_up_after)
+                return 1
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 2.0)
+
+    async def _handle(self, ws: Any, frame: str | bytes) -> bool:
+        try:
+            msg = json.loads(frame)
+        except ValueError:
+            self.log.warning("bad_frame")
+            return False
+        kind = msg.get("type") if isinstance(msg, dict) else None
+        if kind == "welcome":
+            self.welcome = msg
+            self.log = log.bind(slot=msg.get("slot"))
+        elif kind == "observation":
+            hole = msg.get("hole", 0)
+            budget = float(msg.get("deadline_seconds", 1.0)) - SAFETY_MARGIN
+            text = await self._think(msg.get("observation", {}), hole, budget)
+            await ws.send(text)
+        elif kind == "error":
+            self.log.warning("server_error", cause=msg.get("cause"), message=msg.get("message"))
+        elif kind == "done":
+            result = msg.get("result", {})
+            self.log.info("done", scores=result.get("scores"), reason=result.get("reason"))
+            return True
+        return False

@@ -1,0 +1,54 @@
+"""`cogolf bot`: connect a policy to a server seat and play the match."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from cogolf.bots.client import BotRuntime
+from cogolf.bots.policy import PolicyError, load_policy
+from cogolf.logs import configure
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "bot",
+        help="play a seat of a live match with a policy",
+        description=(
+            "Connect to a seat URL (ws://.../player?slot=N&token=T), answer every observation "
+            "with POLICY (literalist, pedant, path/to/file.py:name or module:name), reconnect "
+            "after drops, and exit 0 when the match is done. A policy that raises, hangs or "
+            "returns junk is replaced by the literalist for that hole."
+        ),
+    )
+    p.add_argument(
+        "--url", default=os.environ.get("COGOLF_URL"), help="seat URL (default: $COGOLF_URL)"
+    )
+    p.add_argument("--policy", default="literalist", metavar="POLICY")
+    p.add_argument(
+        "--deck",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="public deck for the scripted baselines (default: the core pack)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    configure()
+    if not args.url:
+        print("cogolf: --url (or COGOLF_URL) is required", file=sys.stderr)
+        return 2
+    try:
+        policy = load_policy(args.policy, deck_dir=args.deck)
+    except PolicyError as exc:
+        print(f"cogolf: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(BotRuntime(args.url, policy, deck_dir=args.deck).run())
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,142 @@
+"""`cogolf serve`: one server, many live matches, resumable from its data directory."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tomllib
+from pathlib import Path
+
+import msgspec
+
+from cogolf.commands.common import add_deck_options, add_sandbox_options, load_deck_or_exit
+from cogolf.logs import configure
+from cogolf.sandbox import WeakSandboxError
+from cogolf.server.registry import CreateMatch, RequestError
+from cogolf.server.run import ServeOptions, start_server
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the websocket server",
+        description=(
+            "Run the Cogolf server: POST /matches creates a match, bots connect to "
+            "/matches/{id}/player?slot=N&token=T, spectators to /matches/{id}/watch. "
+            "Unfinished matches found in --data resume at their first unresolved hole."
+        ),
+    )
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8080, help="0 picks a free port")
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=Path("replays/server"),
+        metavar="DIR",
+        help="where matches and their journals live (default replays/server)",
+    )
+    p.add_argument(
+        "--admin-token",
+        default=os.environ.get("COGOLF_ADMIN_TOKEN"),
+        help="require 'Authorization: Bearer TOKEN' to create matches "
+        "(default: $COGOLF_ADMIN_TOKEN)",
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds to wait for both seats before the fallback plays an absent one",
+    )
+    p.add_argument(
+        "--single",
+        action="store_true",
+        help="host one match, also answered at /player?slot=N&token=T",
+    )
+    p.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="TOML file with the --single match: seed, holes, deadlines, names, tokens",
+    )
+    p.add_argument("--seed", type=int, help="--single: match seed")
+    p.add_argument("--holes", type=int, help="--single: holes to play")
+    p.add_argument(
+        "--token",
+        action="append",
+        metavar="TOKEN",
+        help="--single: seat tokens (give twice); printed when generated",
+    )
+    p.add_argument("--match-id", help="--single: match id (default: generated)")
+    add_deck_options(p)
+    add_sandbox_options(p)
+    p.set_defaults(func=run)
+
+
+def _single_request(args: argparse.Namespace) -> CreateMatch:
+    doc: dict = {}
+    if args.config is not None:
+        try:
+            doc = tomllib.loads(args.config.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise RequestError(f"{args.config}: {exc}") from None
+    for key, value in (
+        ("seed", args.seed),
+        ("holes", args.holes),
+        ("tokens", args.token),
+        ("match_id", args.match_id),
+    ):
+        if value is not None:
+            doc[key] = value
+    doc.setdefault("match_id", "single")
+    try:
+        return msgspec.convert(doc, CreateMatch)
+    except msgspec.ValidationError as exc:
+        raise RequestError(f"{args.config or 'options'}: {exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    configure()
+    deck = load_deck_or_exit(args)
+    try:
+        single = _single_request(args) if args.single else None
+    except RequestError as exc:
+        print(f"cogolf: {exc}", file=sys.stderr)
+        return 2
+    options = ServeOptions(
+        data_dir=args.data,
+        decks={deck.name: deck},
+        host=args.host,
+        port=args.port,
+        admin_token=args.admin_token,
+        sandbox_mode=args.sandbox,
+        accept_weak_sandbox=args.accept_weak_sandbox,
+        connect_timeout=args.connect_timeout,
+        single=single,
+    )
+
+    async def main() -> None:
+        server = await start_server(options)
+        print(f"cogolf serve: listening on {server.url}", flush=True)
+        if server.single is not None:
+            base = server.ws_url
+            for slot, token in enumerate(server.single_tokens):
+                print(f"  seat {slot}: {base}/player?slot={slot}&token={token}", flush=True)
+        try:
+            await server.wait()
+        finally:
+            await server.stop()
+
+    try:
+        asyncio.run(main())
+    except WeakSandboxError as exc:
+        print(f"cogolf: {exc}", file=sys.stderr)
+        return 3
+    except RequestError as exc:
+        print(f"cogolf: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+    return 0
