@@ -13,7 +13,13 @@ COMMAND_MODULES = [
     "cogolf.commands.play",
     "cogolf.commands.serve",
     "cogolf.commands.bot",
+    "cogolf.commands.replay",
+    "cogolf.commands.schema",
     "cogolf.commands.deck",
+    "cogolf.commands.league",
+    "cogolf.commands.golf",
+    "cogolf.commands.commit0",
+    "cogolf.commands.project",
     "cogolf.commands.bench",
 ]
 

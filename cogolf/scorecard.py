@@ -25,8 +25,7 @@ def render(replay: Replay) -> str:
         f"Cogolf match {h.match_id}  seed {h.seed}  deck {h.deck_name} {h.deck_version}",
         f"  seat 0: {n0} ({a0})    seat 1: {n1} ({a1})",
         "",
-        f"  {'':>4}  {'':<24} {'score':^9}  {'breaches':^8}  {'par fails':^9}  "
-        f"{'illegal':^7}",
+        f"  {'':>4}  {'':<24} {'score':^9}  {'breaches':^8}  {'par fails':^9}  {'illegal':^7}",
         f"  {'hole':>4}  {'spec':<24} {a0[:4]:>4} {a1[:4]:>4}  {a0[:3]:>3} {a1[:4]:>4}  "
         f"{a0[:4]:>4} {a1[:4]:>4}  {a0[:3]:>3} {a1[:3]:>3}  fallbacks",
     ]

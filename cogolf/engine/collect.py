@@ -124,7 +124,11 @@ class HoleCollector:
             why = (
                 "a submission was already accepted" if seat.accepted else "the fallback was played"
             )
-            return [Refuse(slot, Rejected("late", f"hole {self.hole}: {why}; ignored"), False)]
+            if isinstance(result, Rejected):  # still say what was wrong with it
+                late = Rejected(result.cause, f"{result.message} (ignored: {why})", result.hole)
+            else:
+                late = Rejected("late", f"hole {self.hole}: {why}; ignored")
+            return [Refuse(slot, late, False)]
         if isinstance(result, Accepted):
             seat.accepted = result
             return [Acknowledge(slot, result)]

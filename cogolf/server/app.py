@@ -73,7 +73,8 @@ def create_app(
                 "slot": slot,
                 "alias": hosted.welcome(slot).alias,
                 "token": tokens[slot],
-                "url": f"{ws_root}/matches/{hosted.match_id}/player?slot={slot}&token={tokens[slot]}",
+                "url": f"{ws_root}/matches/{hosted.match_id}/player"
+                f"?slot={slot}&token={tokens[slot]}",
             }
             for slot in (0, 1)
         ]

@@ -156,13 +156,13 @@ class HostedMatch:
     async def _wait_for_seats(self) -> None:
         waits = [asyncio.create_task(s.connected_event.wait()) for s in self.seats]
         try:
-            await asyncio.wait_for(asyncio.gather(*waits), timeout=self.connect_timeout)
-        except TimeoutError:
-            absent = [s.slot for s in self.seats if not s.ever_connected]
-            self.log.warning("connect_timeout", absent=absent)
+            _, pending = await asyncio.wait(waits, timeout=self.connect_timeout)
         finally:
             for w in waits:
                 w.cancel()
+        if pending:
+            absent = [s.slot for s in self.seats if not s.ever_connected]
+            self.log.warning("connect_timeout", absent=absent)
 
     async def _run(self) -> None:
         try:
