@@ -69,6 +69,8 @@ class MatchDriver:
         self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
         self.collector: collect.HoleCollector | None = None
         self._observed_epoch = [-1, -1]  # the connection epoch each seat last got an observation in
+        self._observed_at: list[float | None] = [None, None]
+        self.reply_latencies: list[float] = []  # observation sent -> reply received, seconds
         self.log = log.bind(match_id=match.match_id)
         self._started = 0.0
 
@@ -209,6 +211,10 @@ class MatchDriver:
         if item.rejected is not None:
             return collector.reject(item.slot, item.rejected, now)
         assert item.raw is not None
+        sent = self._observed_at[item.slot]
+        if sent is not None:
+            self.reply_latencies.append(now - sent)
+            self._observed_at[item.slot] = None
         return collector.receive(item.slot, item.raw, now)
 
     async def _apply(self, effects: list[collect.Effect]) -> None:
@@ -245,6 +251,10 @@ class MatchDriver:
         # Both seats' observations go out together, before either reply is awaited.
         if observations:
             await asyncio.gather(*observations)
+            sent_at = self.clock()
+            for effect in effects:
+                if isinstance(effect, collect.Observe):
+                    self._observed_at[effect.slot] = sent_at
 
     async def _safe_send(self, seat: Seat, message: msgspec.Struct) -> None:
         try:
