@@ -80,12 +80,12 @@ def pack() -> deck_mod.Deck:
 
 
 def _keys() -> list[str]:
-    return deck_mod.load().keys()
+    return deck_mod.load().spec_keys()
 
 
 def test_pack_identity(pack: deck_mod.Deck) -> None:
     assert (pack.name, pack.version) == ("core", "core-1")
-    assert len(pack.keys()) == CORE_SPECS
+    assert len(pack.spec_keys()) == CORE_SPECS
     assert pack.digest.startswith("sha256:")
     assert pack.digest != pack.public.digest
 
@@ -97,7 +97,7 @@ def test_digest_is_stable(pack: deck_mod.Deck) -> None:
 def test_draw_nine_distinct_holes(pack: deck_mod.Deck) -> None:
     holes = pack.draw(seed=7, holes=9)
     assert len(set(holes)) == 9
-    assert set(holes) <= set(pack.keys())
+    assert set(holes) <= set(pack.spec_keys())
     assert pack.draw(seed=7, holes=9) == holes
 
 
@@ -191,5 +191,5 @@ def test_ambiguity_note_is_one_line(pack: deck_mod.Deck, key: str) -> None:
 
 def test_public_half_loads_alone(pack: deck_mod.Deck) -> None:
     public = deck_mod.load_public()
-    assert sorted(public.specs) == pack.keys()
+    assert sorted(public.specs) == pack.spec_keys()
     assert public.digest == pack.public.digest

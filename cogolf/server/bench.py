@@ -64,7 +64,10 @@ async def bench_server(
                 h, tokens = server.registry.create(CreateMatch(seed=i, holes=holes))
                 hosted.append(h)
                 for slot in (0, 1):
-                    url = f"{server.ws_url}/matches/{h.match_id}/player?slot={slot}&token={tokens[slot]}"
+                    url = (
+                        f"{server.ws_url}/matches/{h.match_id}/player"
+                        f"?slot={slot}&token={tokens[slot]}"
+                    )
                     clients.append(_instant_bot(url, deck))
             await asyncio.gather(*clients)
             await asyncio.gather(*(h.task for h in hosted if h.task))
