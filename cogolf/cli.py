@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "cogolf.commands.commit0",
     "cogolf.commands.project",
     "cogolf.commands.bench",
+    "cogolf.commands.doctor",
 ]
 
 

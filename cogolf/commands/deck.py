@@ -75,7 +75,6 @@ def run_check(args: argparse.Namespace) -> int:
     for p in problems:
         print(f"FAIL {p}")
     status = "ok" if not problems else f"{len(problems)} problem(s)"
-    print(
-        f"deck {deck.name} {deck.version}: {len(deck.spec_keys())} specs, {status}, digest {deck.digest}"
-    )
+    specs = len(deck.spec_keys())
+    print(f"deck {deck.name} {deck.version}: {specs} specs, {status}, digest {deck.digest}")
     return 0 if not problems else 1

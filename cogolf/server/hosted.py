@@ -177,21 +177,34 @@ class HostedMatch:
             self._broadcast_end()
 
     async def _play(self) -> None:
-        await self._wait_for_seats()
         append = self.replay_path.exists() and self.replay_path.stat().st_size > 0
+        problem, offset = "", None
         if append:
-            match, offset, problem = journal_prefix(self.replay_path, self.deck)
+            try:
+                match, offset, problem = journal_prefix(self.replay_path, self.deck)
+            except ReplayError as exc:
+                # Keep the unreadable journal for inspection; the match gets a fresh one
+                # that records why it could not go on.
+                broken = self.replay_path.with_suffix(".ndjson.broken")
+                self.replay_path.replace(broken)
+                match = new_match(self.deck, self.meta.config, self.match_id)
+                problem, append = f"journal unreadable ({exc}); kept as {broken.name}", False
+            self.resumed = True
+        else:
+            match = new_match(self.deck, self.meta.config, self.match_id)
+            # The journal exists from the moment the match does, header first.
+            with ReplayWriter(self.replay_path) as writer:
+                writer.write(replay_header(match, self.deck, self.sandbox))
+            append = True
+        self.match = match
+        if problem:
+            self.log.error("cannot_resume", problem=problem)
+        else:
+            await self._wait_for_seats()
             if offset is not None:
                 with open(self.replay_path, "r+b") as f:
                     f.truncate(offset)
-            else:
-                self.log.error("cannot_resume", problem=problem)
-            self.resumed = True
-            self.log.info("match_resumed", next_hole=match.next_hole)
-        else:
-            match = new_match(self.deck, self.meta.config, self.match_id)
-            problem = ""
-        self.match = match
+                self.log.info("match_resumed", next_hole=match.next_hole)
         self.status = "playing"
         with ReplayWriter(self.replay_path, append=append) as writer:
             if not append:

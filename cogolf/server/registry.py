@@ -158,10 +158,10 @@ class Registry:
                 try:
                     replay = read_replay(replay_path)
                 except ReplayError as exc:
+                    # The hosted match keeps the journal aside and ends with a clean one.
                     log.error("bad_replay", match_id=meta.match_id, error=str(exc))
-                    hosted.status = "failed"
-                    continue
-                if replay.result is not None:
+                    replay = None
+                if replay is not None and replay.result is not None:
                     hosted.status = "finished"
                     hosted.result = replay.result
                     continue

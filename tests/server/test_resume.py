@@ -19,7 +19,7 @@ from cogolf.bots.policy import load_policy
 from cogolf.replay import read_replay
 from cogolf.sandbox import make_sandbox
 from cogolf.verify import verify_replay
-from tests.server.helpers import DECK
+from tests.server.helpers import DECK, play_well
 
 
 def free_port() -> int:
@@ -28,24 +28,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(data, port) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cogolf",
-            "serve",
-            "--port",
-            str(port),
-            "--data",
-            str(data),
-            "--connect-timeout",
-            "20",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+def start_server(data, port, *extra) -> subprocess.Popen:
+    data.parent.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "cogolf", "serve", "--port", str(port), "--data", str(data)]
+    with open(data.parent / "server.log", "a") as log:
+        proc = subprocess.Popen(
+            [*argv, "--connect-timeout", "20", *extra],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
     line = proc.stdout.readline()
     assert "listening on" in line, line
     return proc
@@ -123,3 +115,35 @@ def test_sigkill_mid_match_then_resume(tmp_path):
             await sandbox.close()
 
     assert asyncio.run(verify()) == []
+    logs = (tmp_path / "server.log").read_text()
+    assert "seat_connected" in logs and "match_id" in logs
+    for seat in made["seats"]:
+        assert seat["token"] not in logs
+
+
+def test_single_match_mode_answers_the_original_player_path(tmp_path):
+    port = free_port()
+    tokens = ["token-zero-123", "token-one-4567"]
+    server = start_server(
+        tmp_path / "data",
+        port,
+        "--single",
+        "--holes",
+        "2",
+        "--token",
+        tokens[0],
+        "--token",
+        tokens[1],
+    )
+    try:
+        urls = [f"ws://127.0.0.1:{port}/player?slot={s}&token={tokens[s]}" for s in (0, 1)]
+
+        async def both():
+            return await asyncio.gather(play_well(urls[0]), play_well(urls[1]))
+
+        done = asyncio.run(both())
+        assert done[0]["result"]["holes_played"] == 2
+        assert done[0]["result"]["fallbacks"] == [0, 0]
+    finally:
+        server.terminate()
+        server.wait(10)

@@ -1,0 +1,204 @@
+"""`cogolf bench ...`: benchmarks that print numbers (never timed tests).
+
+Each benchmark is one entry in BENCHMARKS: a name, a help line, a function adding
+its options and a handler. Adding a benchmark is one new entry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cogolf.logs import configure
+from cogolf.sandbox import MODES, make_sandbox
+from cogolf.sandbox.api import CallStatus, LoadStatus, Sandbox
+
+BENCH_SOURCE = "def solve(a, b):\n    return [a + b, a * b]\n"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+# --- bench sandbox ------------------------------------------------------------------
+
+
+def _sandbox_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--batches", type=int, default=200,
+                   help="batches timed per mode for the latency figures (default 200)")
+    p.add_argument("--calls", type=int, default=20, help="calls per batch (default 20)")
+    p.add_argument("--seconds", type=float, default=3.0,
+                   help="seconds per throughput measurement (default 3)")
+    p.add_argument("--modes", default=",".join(MODES),
+                   help=f"comma-separated sandbox modes (default {','.join(MODES)})")
+    p.add_argument("--accept-weak-sandbox", action="store_true",
+                   help="run even when a kernel wall is missing on this machine")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    idx = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
+    return sorted_values[idx]
+
+
+async def _one_batch(sb: Sandbox, calls: list[list[Any]]) -> float:
+    start = time.perf_counter()
+    result = await sb.run_batch(BENCH_SOURCE, calls)
+    elapsed = time.perf_counter() - start
+    if result.load is not LoadStatus.OK or any(c.status is not CallStatus.OK
+                                               for c in result.results):
+        raise RuntimeError(f"benchmark batch failed: {result.load_detail or result.results[0]}")
+    return elapsed
+
+
+async def _throughput(sb: Sandbox, calls: list[list[Any]], concurrency: int,
+                      seconds: float) -> float:
+    stop_at = time.perf_counter() + seconds
+    done = 0
+
+    async def worker() -> None:
+        nonlocal done
+        while time.perf_counter() < stop_at:
+            await _one_batch(sb, calls)
+            done += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return done / (time.perf_counter() - start)
+
+
+async def _hole(sb: Sandbox) -> float:
+    """One hole's sandbox work: reference batch, two defender batches, two par batches."""
+    ref_calls = [[i, i + 1] for i in range(10)]
+    shots = [[i, 2] for i in range(5)]
+    par = [[i, 3] for i in range(4)]
+    start = time.perf_counter()
+    await sb.run_batch(BENCH_SOURCE, ref_calls)
+    await asyncio.gather(
+        sb.run_batch(BENCH_SOURCE, shots), sb.run_batch(BENCH_SOURCE, shots),
+        sb.run_batch(BENCH_SOURCE, par), sb.run_batch(BENCH_SOURCE, par),
+    )
+    return time.perf_counter() - start
+
+
+async def _bench_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
+    sb = make_sandbox(mode, accept_weak=args.accept_weak_sandbox)
+    await sb.start()
+    calls = [[i, i + 1] for i in range(args.calls)]
+    try:
+        for _ in range(5):
+            await _one_batch(sb, calls)
+        n = args.batches if mode == "fork" else max(10, args.batches // 10)
+        lat = sorted([await _one_batch(sb, calls) for _ in range(n)])
+        tput = {c: await _throughput(sb, calls, c, args.seconds) for c in (1, 2, 4)}
+        holes = sorted([await _hole(sb) for _ in range(max(5, n // 4))])
+        return {
+            "mode": mode,
+            "batches_timed": n,
+            "calls_per_batch": args.calls,
+            "median_ms": statistics.median(lat) * 1e3,
+            "p90_ms": _percentile(lat, 0.9) * 1e3,
+            "batches_per_second": {str(c): v for c, v in tput.items()},
+            "hole_median_ms": statistics.median(holes) * 1e3,
+            "walls": sb.describe()["walls"],
+        }
+    finally:
+        await sb.close()
+
+
+def _run_sandbox(args: argparse.Namespace) -> int:
+    configure("warning")
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in modes if m not in MODES]
+    if bad or not modes:
+        print(f"--modes: unknown mode(s) {bad}; expected some of {', '.join(MODES)}",
+              file=sys.stderr)
+        return 2
+    if args.batches < 1 or args.calls < 0 or args.seconds <= 0:
+        print("--batches must be >= 1, --calls >= 0 and --seconds > 0", file=sys.stderr)
+        return 2
+    try:
+        results = {m: asyncio.run(_bench_mode(m, args)) for m in modes}
+    except Exception as exc:
+        print(f"bench sandbox: {exc}", file=sys.stderr)
+        return 1
+    report: dict[str, Any] = {"benchmark": "sandbox", "modes": results}
+    if "fork" in results and "spawn" in results:
+        f, s = results["fork"]["batches_per_second"], results["spawn"]["batches_per_second"]
+        report["fork_spawn_ratio"] = {c: f[c] / s[c] for c in f if s.get(c)}
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"sandbox batch = load + {args.calls} calls of a small function")
+    for mode, r in results.items():
+        bps = r["batches_per_second"]
+        print(f"  {mode:5s}  median {r['median_ms']:7.2f} ms   p90 {r['p90_ms']:7.2f} ms   "
+              f"batches/s  c1 {bps['1']:7.1f}  c2 {bps['2']:7.1f}  c4 {bps['4']:7.1f}   "
+              f"hole {r['hole_median_ms']:6.1f} ms")
+    if "fork_spawn_ratio" in report:
+        ratio = report["fork_spawn_ratio"]
+        print("  fork/spawn throughput ratio  "
+              + "  ".join(f"c{c} {v:.1f}x" for c, v in ratio.items()))
+    return 0
+
+
+# --- bench server -------------------------------------------------------------------
+
+
+def _server_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--matches", type=int, default=8, help="concurrent matches (default 8)")
+    p.add_argument("--holes", type=int, default=9, help="holes per match (default 9)")
+    p.add_argument("--sandbox", choices=MODES, default="fork")
+    p.add_argument("--accept-weak-sandbox", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_server(args: argparse.Namespace) -> int:
+    from cogolf.deck import load
+    from cogolf.server.bench import bench_server, format_report
+
+    configure("warning")
+    if not 1 <= args.matches <= 512:
+        print("cogolf: --matches must be between 1 and 512", file=sys.stderr)
+        return 2
+    deck = load()
+    holes = max(1, min(args.holes, len(deck.spec_keys())))
+    doc = asyncio.run(
+        bench_server(
+            deck, matches=args.matches, holes=holes, sandbox_mode=args.sandbox,
+            accept_weak=args.accept_weak_sandbox,
+        )
+    )
+    print(json.dumps(doc, indent=2) if args.json else format_report(doc))
+    return 0 if not doc["incomplete"] else 1
+
+
+BENCHMARKS: list[Benchmark] = [
+    Benchmark("sandbox", "batch latency and throughput of both sandbox modes",
+              _sandbox_arguments, _run_sandbox),
+    Benchmark("server", "concurrent matches with instant bots over real websockets",
+              _server_arguments, _run_server),
+]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("bench", help="benchmarks that print numbers",
+                                   description="Benchmarks that print numbers.")
+    sub = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
+    for bench in BENCHMARKS:
+        p = sub.add_parser(bench.name, help=bench.help, description=bench.help)
+        bench.add_arguments(p)
+        p.set_defaults(func=bench.run)

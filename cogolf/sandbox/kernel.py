@@ -1,0 +1,340 @@
+"""Kernel walls for untrusted processes, in the standard library only.
+
+The child runner (`child.py`, run by a bare interpreter) and the external-program
+runner (`walls.py`, run in the server) share these primitives: namespaces, the
+no-new-privileges bit, a seccomp-BPF filter, Landlock, rlimits, cgroup v1 membership
+and the uid drop. Python 3.11 exposes none of unshare/prctl/seccomp/landlock, so
+they go through libc with ctypes. Nothing here imports the project, because the
+child loads this file by path before any project code could be trusted.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import resource
+import struct
+
+# --- syscall plumbing ---------------------------------------------------------------
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_LIBC.syscall.restype = ctypes.c_long
+_LIBC.prctl.restype = ctypes.c_int
+_LIBC.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+_LIBC.unshare.restype = ctypes.c_int
+_LIBC.unshare.argtypes = [ctypes.c_int]
+
+IS_X86_64 = platform.machine() in ("x86_64", "AMD64")
+
+SYS_LANDLOCK_CREATE_RULESET = 444  # these three are the same number on every architecture
+SYS_LANDLOCK_ADD_RULE = 445
+SYS_LANDLOCK_RESTRICT_SELF = 446
+SYS_SECCOMP = 317
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWNET = 0x40000000
+CLONE_NEWPID = 0x20000000
+
+PR_SET_NO_NEW_PRIVS = 38
+PR_GET_SECCOMP = 21
+PR_SET_SECCOMP = 22
+PR_SET_DUMPABLE = 4
+SECCOMP_MODE_FILTER = 2
+
+
+class WallError(OSError):
+    """A wall could not be put up; `wall` names it."""
+
+    def __init__(self, wall: str, detail: str) -> None:
+        super().__init__(f"{wall}: {detail}")
+        self.wall = wall
+        self.detail = detail
+
+
+def _check(wall: str, rc: int) -> int:
+    if rc < 0:
+        err = ctypes.get_errno()
+        raise WallError(wall, os.strerror(err) or f"errno {err}")
+    return rc
+
+
+def unshare(flags: int) -> None:
+    _check("namespaces", _LIBC.unshare(flags))
+
+
+def no_new_privs() -> None:
+    _check("no_new_privs", _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+
+
+def seccomp_available() -> bool:
+    return IS_X86_64 and _LIBC.prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0
+
+
+# --- Landlock -----------------------------------------------------------------------
+
+LL_EXECUTE = 1 << 0
+LL_WRITE_FILE = 1 << 1
+LL_READ_FILE = 1 << 2
+LL_READ_DIR = 1 << 3
+LL_REMOVE_DIR = 1 << 4
+LL_REMOVE_FILE = 1 << 5
+LL_MAKE_CHAR = 1 << 6
+LL_MAKE_DIR = 1 << 7
+LL_MAKE_REG = 1 << 8
+LL_MAKE_SOCK = 1 << 9
+LL_MAKE_FIFO = 1 << 10
+LL_MAKE_BLOCK = 1 << 11
+LL_MAKE_SYM = 1 << 12
+LL_REFER = 1 << 13  # ABI 2
+LL_TRUNCATE = 1 << 14  # ABI 3
+LL_IOCTL_DEV = 1 << 15  # ABI 5
+LL_NET_BIND_TCP = 1 << 0  # ABI 4
+LL_NET_CONNECT_TCP = 1 << 1
+LL_SCOPE_ABSTRACT_UNIX = 1 << 0  # ABI 6
+LL_SCOPE_SIGNAL = 1 << 1
+
+_FILE_RIGHTS = LL_EXECUTE | LL_WRITE_FILE | LL_READ_FILE | LL_TRUNCATE | LL_IOCTL_DEV
+READ_RIGHTS = LL_READ_FILE | LL_READ_DIR
+WRITE_RIGHTS = (
+    LL_WRITE_FILE | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SYM
+    | LL_MAKE_FIFO | LL_MAKE_SOCK | LL_REFER | LL_TRUNCATE
+)
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, 0 when Landlock is absent or disabled."""
+    rc = _LIBC.syscall(ctypes.c_long(SYS_LANDLOCK_CREATE_RULESET), None, ctypes.c_size_t(0),
+                       ctypes.c_uint32(1))
+    return max(int(rc), 0)
+
+
+def _fs_rights(abi: int) -> int:
+    rights = (1 << 13) - 1
+    if abi >= 2:
+        rights |= LL_REFER
+    if abi >= 3:
+        rights |= LL_TRUNCATE
+    if abi >= 5:
+        rights |= LL_IOCTL_DEV
+    return rights
+
+
+def landlock_restrict(
+    *,
+    readable: tuple[str, ...] = (),
+    writable: tuple[str, ...] = (),
+    executable: tuple[str, ...] = (),
+    allow_tcp: bool = False,
+    min_abi: int = 1,
+) -> int:
+    """Confine this process (and what it later runs) to the listed paths.
+
+    Every filesystem right the kernel knows is handled, so anything not listed is
+    denied, for root too. TCP bind/connect and signals/abstract sockets outside the
+    domain are denied where the ABI supports it. Returns the ABI used. Requires
+    no_new_privs (or CAP_SYS_ADMIN), which the caller sets first.
+    """
+    abi = landlock_abi()
+    if abi < min_abi:
+        raise WallError("landlock", f"kernel Landlock ABI {abi} < required {min_abi}")
+    fs = _fs_rights(abi)
+    net = 0 if (abi < 4 or allow_tcp) else (LL_NET_BIND_TCP | LL_NET_CONNECT_TCP)
+    scoped = (LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL) if abi >= 6 else 0
+    if abi >= 6:
+        attr = struct.pack("=QQQ", fs, net, scoped)
+    elif abi >= 4:
+        attr = struct.pack("=QQ", fs, net)
+    else:
+        attr = struct.pack("=Q", fs)
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    rfd = _check("landlock", _LIBC.syscall(ctypes.c_long(SYS_LANDLOCK_CREATE_RULESET), buf,
+                                           ctypes.c_size_t(len(attr)), ctypes.c_uint32(0)))
+    try:
+        grants: dict[str, int] = {}
+        for path in readable:
+            grants[path] = grants.get(path, 0) | READ_RIGHTS
+        for path in executable:
+            grants[path] = grants.get(path, 0) | READ_RIGHTS | LL_EXECUTE
+        for path in writable:
+            grants[path] = grants.get(path, 0) | READ_RIGHTS | WRITE_RIGHTS
+        for path, rights in grants.items():
+            _landlock_add_path(rfd, path, rights & fs)
+        _check("landlock", _LIBC.syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF),
+                                         ctypes.c_int(rfd), ctypes.c_uint32(0)))
+    finally:
+        os.close(rfd)
+    return abi
+
+
+def _landlock_add_path(rfd: int, path: str, rights: int) -> None:
+    try:
+        pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a listed path that does not exist grants nothing
+    try:
+        if not os.path.isdir(path):
+            rights &= _FILE_RIGHTS
+        attr = struct.pack("=Qi", rights, pfd)  # landlock_path_beneath_attr is packed
+        buf = ctypes.create_string_buffer(attr, len(attr))
+        _check("landlock", _LIBC.syscall(ctypes.c_long(SYS_LANDLOCK_ADD_RULE), ctypes.c_int(rfd),
+                                         ctypes.c_int(1), buf, ctypes.c_uint32(0)))
+    finally:
+        os.close(pfd)
+
+
+# --- seccomp-BPF --------------------------------------------------------------------
+
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_RET_ALLOW = 0x7FFF0000
+_RET_KILL_PROCESS = 0x80000000
+_RET_ERRNO_EPERM = 0x00050000 | 1
+_LD_W_ABS = 0x20
+_JEQ_K = 0x15
+_JGE_K = 0x35
+_RET_K = 0x06
+
+# x86_64 numbers. Denied in every sandboxed process: kernel attack surface and ways
+# to reach other processes that no contestant program needs.
+_ALWAYS_DENIED = {
+    "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
+    "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "unshare": 272,
+    "setns": 308, "keyctl": 250, "add_key": 248, "request_key": 249, "bpf": 321,
+    "perf_event_open": 298, "userfaultfd": 323, "io_uring_setup": 425,
+    "io_uring_enter": 426, "io_uring_register": 427, "init_module": 175,
+    "finit_module": 313, "delete_module": 176, "kexec_load": 246, "kexec_file_load": 320,
+    "reboot": 169, "swapon": 167, "swapoff": 168, "acct": 163, "quotactl": 179,
+    "open_by_handle_at": 304, "name_to_handle_at": 303, "mknod": 133, "mknodat": 259,
+    "personality": 135, "shmget": 29, "shmat": 30, "semget": 64, "msgget": 68,
+    "mq_open": 240, "setuid": 105, "setgid": 106, "setreuid": 113, "setregid": 114,
+    "setresuid": 117, "setresgid": 119, "setgroups": 116, "setfsuid": 122, "setfsgid": 123,
+    "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+    "fspick": 433, "mount_setattr": 442, "pidfd_open": 434, "pidfd_getfd": 438,
+    "pidfd_send_signal": 424, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297,
+    "vhangup": 153, "iopl": 172, "ioperm": 173,
+}
+_PROCESS_CREATION = {"fork": 57, "vfork": 58, "clone": 56, "clone3": 435}
+_EXEC = {"execve": 59, "execveat": 322}
+_NETWORK = {
+    "socket": 41, "socketpair": 53, "connect": 42, "accept": 43, "accept4": 288,
+    "bind": 49, "listen": 50,
+}
+_SIGNAL_SELF_ONLY = {"kill": 62, "tkill": 200, "tgkill": 234}
+_SYS_PRCTL = 157
+_SYS_IOCTL = 16
+_TIOCSTI = 0x5412
+
+
+def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
+    return struct.pack("=HBBI", code, jt, jf, k & 0xFFFFFFFF)
+
+
+def seccomp_program(*, allow_processes: bool, allow_exec: bool, allow_network: bool,
+                    self_pid: int, signal_self_only: bool = True) -> bytes:
+    """A BPF program (sock_filter array) implementing the deny list above.
+
+    Signals may only target this process itself (kill(-1), kill(getppid()) fail);
+    prctl(PR_SET_DUMPABLE) is refused so a program cannot make itself traceable.
+    """
+    denied = dict(_ALWAYS_DENIED)
+    if not allow_processes:
+        denied.update(_PROCESS_CREATION)
+    if not allow_exec:
+        denied.update(_EXEC)
+    if not allow_network:
+        denied.update(_NETWORK)
+    out = [
+        _insn(_LD_W_ABS, 0, 0, 4),  # arch
+        _insn(_JEQ_K, 1, 0, _AUDIT_ARCH_X86_64),
+        _insn(_RET_K, 0, 0, _RET_KILL_PROCESS),
+        _insn(_LD_W_ABS, 0, 0, 0),  # syscall number
+        _insn(_JGE_K, 0, 1, 0x40000000),  # the x32 ABI is another way in
+        _insn(_RET_K, 0, 0, _RET_ERRNO_EPERM),
+    ]
+    for nr in sorted(set(denied.values())):
+        out.append(_insn(_JEQ_K, 0, 1, nr))
+        out.append(_insn(_RET_K, 0, 0, _RET_ERRNO_EPERM))
+    for nr in sorted(_SIGNAL_SELF_ONLY.values()) if signal_self_only else ():
+        out += [
+            _insn(_JEQ_K, 0, 4, nr),
+            _insn(_LD_W_ABS, 0, 0, 16),  # low half of args[0]
+            _insn(_JEQ_K, 0, 1, self_pid),
+            _insn(_RET_K, 0, 0, _RET_ALLOW),
+            _insn(_RET_K, 0, 0, _RET_ERRNO_EPERM),
+        ]
+    for nr, offset, value in ((_SYS_PRCTL, 16, PR_SET_DUMPABLE), (_SYS_IOCTL, 24, _TIOCSTI)):
+        out += [
+            _insn(_JEQ_K, 0, 4, nr),
+            _insn(_LD_W_ABS, 0, 0, offset),
+            _insn(_JEQ_K, 0, 1, value),
+            _insn(_RET_K, 0, 0, _RET_ERRNO_EPERM),
+            _insn(_RET_K, 0, 0, _RET_ALLOW),
+        ]
+    out.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
+    return b"".join(out)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def seccomp_install(program: bytes) -> None:
+    if not IS_X86_64:
+        raise WallError("seccomp", f"no filter for architecture {platform.machine()}")
+    buf = ctypes.create_string_buffer(program, len(program))
+    prog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    rc = _LIBC.syscall(ctypes.c_long(SYS_SECCOMP), ctypes.c_uint(1),  # SECCOMP_SET_MODE_FILTER
+                       ctypes.c_uint(0), ctypes.byref(prog))
+    _check("seccomp", rc)
+
+
+# --- rlimits, uid, cgroups ----------------------------------------------------------
+
+
+def set_rlimits(*, address_space: int | None, cpu_seconds: int | None, nproc: int | None,
+                nofile: int | None = 16, fsize: int = 0) -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    if address_space is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    if cpu_seconds is not None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
+    if nproc is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    if nofile is not None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
+
+def drop_uid(uid: int) -> None:
+    """Become `uid` (and gid `uid`) for real, effective and saved ids, with no groups.
+
+    Done inside the running interpreter, so the kernel marks the process
+    non-dumpable: a sibling cannot read its /proc/<pid>/mem even under the same uid.
+    """
+    try:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    except OSError as exc:
+        raise WallError("uid", str(exc)) from exc
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise WallError("uid", "uid did not change")
+
+
+def join_cgroups(dirs: tuple[str, ...]) -> None:
+    """Move this process into each cgroup directory (its `cgroup.procs`)."""
+    pid = str(os.getpid()).encode()
+    for d in dirs:
+        fd = os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.write(fd, pid)
+        except OSError as exc:
+            raise WallError("cgroup", f"{d}: {exc}") from exc
+        finally:
+            os.close(fd)
+
+
+def cpu_ticks_per_second() -> int:
+    return os.sysconf("SC_CLK_TCK")

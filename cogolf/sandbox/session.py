@@ -1,0 +1,282 @@
+"""One batch, driven from the parent: the lockstep protocol and its enforcement.
+
+Whatever started the child (a fresh interpreter or the fork server), the parent
+runs the same session: wait for the walls to be reported, send the program, then
+send calls one at a time, timing each against the child's own CPU accounting in
+/proc and the batch against the wall clock, and checking every result line's kind,
+sequence number and shape. Any limit or violation kills the whole child.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, Limits, LoadStatus
+from cogolf.sandbox.cgroups import UidGroups
+from cogolf.sandbox.channel import LineReader, PipeWriter, ReadEvent
+from cogolf.sandbox.protocol import (
+    ProtocolError,
+    encode_request,
+    field_float,
+    field_str,
+    field_value,
+    parse_line,
+)
+
+log = structlog.get_logger(__name__)
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+_MIN_RECHECK = 0.005
+_LOAD_STATUSES = {s.value: s for s in LoadStatus}
+
+
+@dataclass
+class ChildProcess:
+    """A running sandboxed child as the parent sees it."""
+
+    pid: int
+    pidfd: int
+    reader: LineReader
+    writer: PipeWriter
+    groups: UidGroups | None = None
+    popen: subprocess.Popen[bytes] | None = None
+    stat_fd: int | None = None
+    walls: dict[str, str] = field(default_factory=dict)
+    extra_walls: dict[str, str] = field(default_factory=dict)  # put up by the fork server
+
+    def __post_init__(self) -> None:
+        with contextlib.suppress(OSError):
+            self.stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+
+    def cpu_seconds(self) -> float | None:
+        """User + system time of the child from the kernel's accounting."""
+        if self.stat_fd is None:
+            return None
+        try:
+            data = os.pread(self.stat_fd, 1024, 0)
+        except OSError:
+            return None
+        rest = data[data.rfind(b")") + 2 :].split()
+        try:
+            return (int(rest[11]) + int(rest[12])) / _TICKS
+        except (IndexError, ValueError):
+            return None
+
+    async def wait_exit(self, timeout: float) -> bool:
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        loop.add_reader(self.pidfd, lambda: done.done() or done.set_result(None))
+        try:
+            await asyncio.wait_for(done, timeout)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            loop.remove_reader(self.pidfd)
+
+    def kill(self) -> None:
+        """SIGKILL the child and its process group (it made itself a session leader)."""
+        with contextlib.suppress(OSError):
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, signal.SIGKILL)
+
+    async def kill_and_reap(self) -> None:
+        """Kill the child, its process group and anything in its cgroups; reap."""
+        self.kill()
+        await self.wait_exit(5.0)
+        if self.popen is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(timeout=1.0)
+        if self.groups is not None:
+            for _ in range(100):
+                if not self.groups.kill_all():
+                    break
+                await asyncio.sleep(0.01)
+
+    def death_detail(self) -> str:
+        parts = ["process died"]
+        if self.popen is not None and self.popen.returncode is not None:
+            code = self.popen.returncode
+            parts.append(f"signal {-code}" if code < 0 else f"exit code {code}")
+        if self.groups is not None and self.groups.memory_failures() > 0:
+            parts.append("memory limit reached")
+            self.groups.reset_memory_failures()
+        return ", ".join(parts)
+
+    def close(self) -> None:
+        self.reader.close()
+        self.writer.close()
+        for fd in (self.pidfd, self.stat_fd):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+
+def harness_error(n_calls: int, detail: str, started: float) -> BatchResult:
+    return BatchResult(
+        load=LoadStatus.HARNESS_ERROR,
+        load_detail=detail[:300],
+        results=[CallResult(status=CallStatus.NOT_RUN, detail="sandbox failed")] * n_calls,
+        wall_seconds=time.monotonic() - started,
+    )
+
+
+class _Stop(Exception):
+    """Ends the batch: (status for the current call, detail, status for the rest)."""
+
+    def __init__(self, status: CallStatus, detail: str, rest: CallStatus) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.rest = rest
+
+
+async def _await_line(child: ChildProcess, cpu_limit: float, deadline: float,
+                      wall_limit: float) -> dict[str, Any]:
+    """The next result line, enforcing CPU (from /proc) and the batch wall clock."""
+    cpu_start = child.cpu_seconds() or 0.0
+    # CPU used cannot outrun wall time for a single-task child, so no poll is
+    # needed until `cpu_limit` of wall time has passed.
+    wait = cpu_limit
+    while True:
+        remaining_wall = deadline - time.monotonic()
+        got = await child.reader.readline(max(min(wait, remaining_wall), 0.0))
+        if isinstance(got, bytes):
+            try:
+                return parse_line(got)
+            except ProtocolError as exc:
+                raise _Stop(CallStatus.CRASH, f"protocol violation: {exc}", CallStatus.CRASH) \
+                    from exc
+        if got is ReadEvent.OVERFLOW:
+            raise _Stop(CallStatus.CRASH, f"protocol violation: {child.reader.overflow}",
+                        CallStatus.CRASH)
+        if got is ReadEvent.EOF:
+            await child.wait_exit(0.5)
+            if child.popen is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    child.popen.wait(timeout=0.5)
+            raise _Stop(CallStatus.CRASH, child.death_detail(), CallStatus.NOT_RUN)
+        used = (child.cpu_seconds() or cpu_start) - cpu_start
+        if used >= cpu_limit:
+            raise _Stop(CallStatus.TIMEOUT, f"used {used:.2f} s of CPU (limit {cpu_limit:g} s)",
+                        CallStatus.NOT_RUN)
+        if time.monotonic() >= deadline:
+            raise _Stop(CallStatus.TIMEOUT, f"batch wall clock ({wall_limit:g} s) ran out",
+                        CallStatus.NOT_RUN)
+        wait = max(cpu_limit - used, _MIN_RECHECK)
+
+
+async def _send(child: ChildProcess, obj: dict[str, Any], deadline: float) -> None:
+    ok = await child.writer.write(encode_request(obj), max(deadline - time.monotonic(), 0.0))
+    if not ok:
+        # The child stopped reading: it died, closed its descriptor, or is stuck.
+        if await child.wait_exit(0.05):
+            raise _Stop(CallStatus.CRASH, child.death_detail(), CallStatus.NOT_RUN)
+        raise _Stop(CallStatus.CRASH, "child stopped reading its requests", CallStatus.NOT_RUN)
+
+
+async def run_session(
+    child: ChildProcess,
+    source: str,
+    calls: Sequence[list[Any]],
+    *,
+    function: str,
+    limits: Limits,
+    started: float,
+    strict: bool = True,
+) -> BatchResult:
+    deadline = started + limits.wall_seconds_per_batch
+    wall = limits.wall_seconds_per_batch
+    n = len(calls)
+    # 1. the walls report (nothing of the program has run yet: failures are ours)
+    try:
+        ready = await _await_line(child, wall, deadline, wall)
+    except _Stop as stop:
+        return harness_error(n, f"sandbox child did not start: {stop.detail}", started)
+    if ready.get("k") == "harness":
+        return harness_error(n, "sandbox refused: " + field_str(ready, "detail", 600), started)
+    walls = ready.get("walls")
+    if ready.get("k") != "ready" or type(walls) is not dict:
+        return harness_error(n, "sandbox child sent no ready line", started)
+    child.walls = {str(k): str(v) for k, v in walls.items()} | child.extra_walls
+    missing = sorted(k for k, v in child.extra_walls.items() if v.startswith("missing"))
+    if missing and strict:
+        return harness_error(n, f"sandbox refused: walls missing: {', '.join(missing)}", started)
+
+    # 2. load
+    load_cpu = limits.load_cpu_seconds
+    try:
+        await _send(child, {"source": source, "function": function,
+                            "max_line": limits.max_result_line_bytes}, deadline)
+        msg = await _await_line(child, load_cpu, deadline, wall)
+        if msg.get("k") != "load":
+            raise _Stop(CallStatus.CRASH, "protocol violation: expected the load line",
+                        CallStatus.CRASH)
+        status = _LOAD_STATUSES.get(field_str(msg, "status"))
+        if status is None or status in (LoadStatus.HARNESS_ERROR, LoadStatus.CRASH,
+                                        LoadStatus.LOAD_TIMEOUT):
+            raise _Stop(CallStatus.CRASH, "protocol violation: bad load status", CallStatus.CRASH)
+        load_detail = field_str(msg, "detail")
+    except _Stop as stop:
+        load = LoadStatus.LOAD_TIMEOUT if stop.status is CallStatus.TIMEOUT else LoadStatus.CRASH
+        return BatchResult(
+            load=load, load_detail=stop.detail,
+            results=[CallResult(status=CallStatus.NOT_RUN, detail=f"program {load.value}")] * n,
+            wall_seconds=time.monotonic() - started,
+        )
+    if status is not LoadStatus.OK:
+        return BatchResult(
+            load=status, load_detail=load_detail,
+            results=[CallResult(status=CallStatus.NOT_RUN, detail=f"program {status.value}")] * n,
+            wall_seconds=time.monotonic() - started,
+        )
+
+    # 3. calls, one at a time
+    results: list[CallResult] = []
+    cpu_limit = limits.cpu_seconds_per_call
+    for seq, args in enumerate(calls):
+        try:
+            await _send(child, {"seq": seq, "args": list(args)}, deadline)
+            results.append(_call_result(await _await_line(child, cpu_limit, deadline, wall), seq))
+        except _Stop as stop:
+            results.append(CallResult(status=stop.status, detail=stop.detail))
+            rest = f"batch ended at call {seq}: {stop.detail}"
+            results.extend(CallResult(status=stop.rest, detail=rest[:300])
+                           for _ in range(n - seq - 1))
+            break
+    return BatchResult(load=LoadStatus.OK, results=results,
+                       wall_seconds=time.monotonic() - started)
+
+
+def _call_result(msg: dict[str, Any], seq: int) -> CallResult:
+    if msg.get("k") != "call" or type(msg.get("seq")) is not int:
+        raise _Stop(CallStatus.CRASH, "protocol violation: expected a call line", CallStatus.CRASH)
+    if msg["seq"] != seq:
+        raise _Stop(CallStatus.CRASH,
+                    f"protocol violation: result for call {msg['seq']} while {seq} was running",
+                    CallStatus.CRASH)
+    cpu = field_float(msg, "cpu")
+    status = field_str(msg, "status")
+    try:
+        if status == "ok":
+            return CallResult(status=CallStatus.OK, value=field_value(msg), cpu_seconds=cpu)
+        if status == "error":
+            return CallResult(status=CallStatus.ERROR, detail=field_str(msg, "detail", 80),
+                              cpu_seconds=cpu)
+        if status == "invalid":
+            return CallResult(status=CallStatus.INVALID, detail=field_str(msg, "detail"),
+                              cpu_seconds=cpu)
+    except ProtocolError as exc:
+        raise _Stop(CallStatus.CRASH, f"protocol violation: {exc}", CallStatus.CRASH) from exc
+    raise _Stop(CallStatus.CRASH, "protocol violation: unknown call status", CallStatus.CRASH)

@@ -1,0 +1,271 @@
+"""Kernel walls for external programs (compilers, interpreters, test runners).
+
+The same walls as the Python sandbox, shaped for programs that need a toolchain
+on disk, a scratch directory and perhaps a few processes: `WallSpec` says what
+may be read, written, executed and how many tasks may exist; `enter_walls` puts
+them up in a forked child before it executes; `run_external` runs one program
+under them with CPU, wall-clock and output caps and kills the whole cgroup and
+process group on any limit. `lease_uid` gives each concurrently running program
+its own unprivileged uid (safe across processes).
+
+DAC still applies after the uid drop: readable paths must be readable by any uid
+(a toolchain under a private home directory is not), or set `drop_uid=False` and
+rely on Landlock, seccomp and the namespaces alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from cogolf.sandbox import kernel
+from cogolf.sandbox.cgroups import UidGroups, available_bases
+from cogolf.sandbox.uids import lease_uid
+
+__all__ = ["SYSTEM_PATHS", "ExternalRun", "WallSpec", "enter_walls", "lease_uid", "run_external"]
+
+SYSTEM_PATHS: tuple[str, ...] = (
+    "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime", "/dev/null", "/dev/zero",
+    "/dev/urandom", "/dev/random",
+)
+"""Readable and executable for every external program unless `system_paths=False`:
+the dynamic loader, shared libraries and standard tools. Not /etc as a whole."""
+
+_POLL_SECONDS = 0.05
+EXTERNAL_PREFIX = "ext"
+
+
+@dataclass(frozen=True)
+class WallSpec:
+    readable: tuple[str, ...] = ()
+    """Extra paths that may be read (files, or directories with everything below)."""
+    writable: tuple[str, ...] = ()
+    """Scratch directories that may be written (and are handed to the run's uid)."""
+    executable: tuple[str, ...] = ()
+    """Extra paths whose files may be executed (and read)."""
+    max_processes: int = 0
+    """Tasks (processes or threads) beyond the first; 0 means no fork and no thread."""
+    memory_bytes: int = 256 << 20
+    """Memory the whole run may charge (cgroup), all its processes together."""
+    cpu_seconds: int | None = None
+    """RLIMIT_CPU backstop per process; run_external's own cap covers the whole tree."""
+    network: bool = False
+    drop_uid: bool = True
+    address_space_bytes: int | None = None
+    """RLIMIT_AS per process; off by default since many runtimes reserve large maps."""
+    system_paths: bool = True
+    max_file_bytes: int = 64 << 20
+    """RLIMIT_FSIZE when something is writable (0 otherwise)."""
+    max_open_files: int = 256
+
+
+@dataclass(frozen=True)
+class ExternalRun:
+    returncode: int | None
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+    cpu_seconds: float
+    reason: str
+    """"exit", "cpu", "wall", "memory", "start_failed"."""
+    wall_seconds: float = 0.0
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+
+
+def _cgroup_dirs(uid: int) -> tuple[str, ...]:
+    return tuple(UidGroups.create(uid, available_bases(), EXTERNAL_PREFIX).join_paths())
+
+
+def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = None) -> None:
+    """Put up every wall of `spec` on the calling process (a child before exec).
+
+    Raises kernel.WallError if a wall cannot be put up; as a preexec function that
+    makes the start fail, which is the point: never run a program half-walled.
+    """
+    root = os.geteuid() == 0
+    if root:
+        dirs = cgroup_dirs if cgroup_dirs is not None else _cgroup_dirs(uid)
+        if dirs:
+            kernel.join_cgroups(dirs)
+        flags = kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS | kernel.CLONE_NEWNS
+        if not spec.network:
+            flags |= kernel.CLONE_NEWNET
+        kernel.unshare(flags)
+    kernel.set_rlimits(
+        address_space=spec.address_space_bytes,
+        cpu_seconds=spec.cpu_seconds,
+        nproc=(1 + spec.max_processes) if spec.max_processes else 0,
+        nofile=spec.max_open_files,
+        fsize=spec.max_file_bytes if spec.writable else 0,
+    )
+    kernel.no_new_privs()
+    system = SYSTEM_PATHS if spec.system_paths else ()
+    # Landlock before the uid drop: the rules open their paths, and a path below a
+    # directory only root may traverse must still be grantable.
+    kernel.landlock_restrict(
+        readable=spec.readable,
+        writable=spec.writable,
+        executable=tuple(spec.executable) + system,
+        allow_tcp=spec.network,
+    )
+    if root and spec.drop_uid:
+        kernel.drop_uid(uid)
+    if kernel.seccomp_available():
+        kernel.seccomp_install(kernel.seccomp_program(
+            allow_processes=spec.max_processes > 0, allow_exec=True,
+            allow_network=spec.network, self_pid=os.getpid(),
+            signal_self_only=spec.max_processes == 0,
+        ))
+
+
+def _hand_over(paths: Sequence[str], uid: int) -> None:
+    """Give the run's uid ownership of its scratch directories."""
+    for top in paths:
+        if not os.path.exists(top):
+            continue
+        os.chown(top, uid, uid)
+        for dirpath, dirnames, filenames in os.walk(top):
+            for name in dirnames + filenames:
+                with contextlib.suppress(OSError):
+                    os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
+
+
+async def _drain(stream: asyncio.StreamReader | None, cap: int) -> tuple[bytes, bool]:
+    if stream is None:
+        return b"", False
+    kept = bytearray()
+    truncated = False
+    while True:
+        chunk = await stream.read(1 << 16)
+        if not chunk:
+            return bytes(kept), truncated
+        room = cap - len(kept)
+        if len(chunk) > room:
+            truncated = True
+        if room > 0:
+            kept += chunk[:room]
+
+
+def _proc_cpu(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            rest = fh.read()
+    except OSError:
+        return 0.0
+    fields = rest[rest.rfind(b")") + 2 :].split()
+    try:
+        # own time plus that of reaped children
+        return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
+    except (IndexError, ValueError):
+        return 0.0
+
+
+async def run_external(
+    argv: Sequence[str],
+    *,
+    stdin: bytes = b"",
+    cwd: str,
+    spec: WallSpec,
+    cpu_seconds: float,
+    wall_seconds: float,
+    max_output_bytes: int = 1 << 20,
+    env: Mapping[str, str] | None = None,
+) -> ExternalRun:
+    """Run `argv` under `spec`; kill the whole group on CPU, wall or memory limits."""
+    started = time.monotonic()
+    bases = available_bases() if os.geteuid() == 0 else {}
+    with lease_uid() as uid:
+        groups = UidGroups.create(uid, bases, EXTERNAL_PREFIX) if bases else None
+        if groups is not None:
+            groups.configure(max_tasks=1 + spec.max_processes, memory_bytes=spec.memory_bytes)
+            groups.kill_all()
+        cpu_base = (groups.cpu_seconds() if groups else None) or 0.0
+        mem_fail_base = groups.memory_failures() if groups else 0
+        if os.geteuid() == 0 and spec.drop_uid:
+            _hand_over(spec.writable, uid)
+        run_env = dict(env) if env is not None else {
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": cwd, "LANG": "C.UTF-8",
+        }
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, cwd=cwd, env=run_env, start_new_session=True,
+                preexec_fn=partial(enter_walls, spec, uid,
+                                   tuple(groups.join_paths()) if groups else ()),
+            )
+        except (OSError, ValueError, Exception) as exc:  # includes a failed wall
+            return ExternalRun(None, b"", f"{type(exc).__name__}: {exc}".encode(), False, 0.0,
+                               "start_failed", time.monotonic() - started)
+        out_task = asyncio.ensure_future(_drain(proc.stdout, max_output_bytes))
+        err_task = asyncio.ensure_future(_drain(proc.stderr, max_output_bytes))
+
+        async def feed() -> None:
+            assert proc.stdin is not None
+            with contextlib.suppress(OSError, ConnectionError):
+                proc.stdin.write(stdin)
+                await proc.stdin.drain()
+            with contextlib.suppress(OSError, ConnectionError):
+                proc.stdin.close()
+
+        feed_task = asyncio.ensure_future(feed())
+
+        def cpu_used() -> float:
+            if groups is not None:
+                now = groups.cpu_seconds()
+                if now is not None:
+                    return now - cpu_base
+            return _proc_cpu(proc.pid)
+
+        reason = "exit"
+        deadline = started + wall_seconds
+        wait_task = asyncio.ensure_future(proc.wait())
+        while not wait_task.done():
+            await asyncio.wait([wait_task], timeout=_POLL_SECONDS)
+            if wait_task.done():
+                break
+            if cpu_used() > cpu_seconds:
+                reason = "cpu"
+            elif time.monotonic() > deadline:
+                reason = "wall"
+            else:
+                continue
+            break
+
+        def kill_tree() -> int:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            return groups.kill_all() if groups is not None else 0
+
+        kill_tree()
+        await wait_task
+        for _ in range(200):  # leftovers in the cgroup (daemonised children) die too
+            if not kill_tree():
+                break
+            await asyncio.sleep(0.01)
+        feed_task.cancel()
+        try:
+            (stdout, out_trunc), (stderr, err_trunc) = await asyncio.wait_for(
+                asyncio.gather(out_task, err_task), timeout=2.0)
+        except TimeoutError:
+            # a grandchild outside the group still holds the pipes: give up on them
+            out_task.cancel()
+            err_task.cancel()
+            stdout, out_trunc, stderr, err_trunc = b"", True, b"", True
+        cpu = cpu_used()
+        if reason == "exit" and groups is not None and groups.memory_failures() > mem_fail_base \
+                and proc.returncode is not None and proc.returncode < 0:
+            reason = "memory"
+        return ExternalRun(
+            returncode=proc.returncode, stdout=stdout, stderr=stderr,
+            timed_out=reason in ("cpu", "wall"), cpu_seconds=cpu, reason=reason,
+            wall_seconds=time.monotonic() - started, stdout_truncated=out_trunc,
+            stderr_truncated=err_trunc,
+        )
