@@ -1,4 +1,4 @@
-"""`cogolf golf ...`: score a folder of golf files, play a solo match, rank results, time courses."""
+"""`cogolf golf ...`: score a folder of golf files, play a solo match, rank, time courses."""
 
 from __future__ import annotations
 
@@ -121,7 +121,8 @@ def _score(args: argparse.Namespace) -> int:
 
 def _play(args: argparse.Namespace) -> int:
     if "://" in args.bot:
-        return _fail("--bot: websocket URLs are not supported yet; give FILE.py:NAME or MODULE:NAME")
+        return _fail("--bot: websocket URLs are not supported yet; "
+                     "give FILE.py:NAME or MODULE:NAME")
     try:
         policy = load_policy(args.bot)
         model = check_model(args.model or args.bot)

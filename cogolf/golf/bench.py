@@ -1,0 +1,41 @@
+"""Timing a full 18-hole course per language with the reference solutions.
+
+Used by `cogolf bench golf` / `cogolf golf bench`: prints seconds per course so
+the runners' start-up and compile costs stay visible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from cogolf.golf.courses import get_course
+from cogolf.golf.holes import HoleSet
+from cogolf.golf.play import read_submissions, score_course
+from cogolf.golf.runners.base import RunLimits
+
+
+def bench_course(
+    holes: HoleSet, course_name: str, solutions: Path, limits: RunLimits, jobs: int
+) -> dict[str, float | int | str]:
+    course = get_course(course_name)
+    subs = read_submissions(solutions / course.name, course, holes)
+    runner = course.runner(limits)  # toolchain discovery and caches are not timed
+    t0 = time.perf_counter()
+    results = asyncio.run(score_course(holes, runner, subs, jobs=jobs))
+    seconds = time.perf_counter() - t0
+    return {
+        "course": course.name,
+        "seconds": round(seconds, 3),
+        "holes_passed": sum(r.status == "passed" for r in results),
+        "holes": len(results),
+        "bytes": sum(r.bytes for r in results),
+    }
+
+
+def bench(
+    holes: HoleSet, courses: Sequence[str], solutions: Path, limits: RunLimits, jobs: int
+) -> list[dict[str, float | int | str]]:
+    return [bench_course(holes, c, solutions, limits, jobs) for c in courses]

@@ -1,0 +1,1 @@
+f=lambda s:sum(c in"aeiouAEIOU"for c in s)

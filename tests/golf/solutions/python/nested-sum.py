@@ -1,0 +1,1 @@
+f=lambda x,d=1:sum(f(e,d+1)if e*0 == [] else e*d for e in x)

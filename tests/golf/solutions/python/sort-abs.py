@@ -1,0 +1,1 @@
+f=lambda x:sorted(x,key=lambda v:(abs(v),v))

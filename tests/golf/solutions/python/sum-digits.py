@@ -1,0 +1,1 @@
+f=lambda n:sum(map(int,str(n)))

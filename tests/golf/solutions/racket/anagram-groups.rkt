@@ -1,0 +1,2 @@
+(define (f w)
+  (group-by (λ (x) (sort (string->list x) char<?)) w))

@@ -1,0 +1,1 @@
+(define(f s)(count(λ(c)(memv c(string->list"aeiouAEIOU")))(string->list s)))

@@ -1,0 +1,1 @@
+(define(f s)(list->string(reverse(string->list s))))

@@ -1,0 +1,5 @@
+(define (f s)
+  (define v (map (λ (c) (cdr (assv c '((#\I . 1) (#\V . 5) (#\X . 10) (#\L . 50)
+                                        (#\C . 100) (#\D . 500) (#\M . 1000)))))
+                 (string->list s)))
+  (for/sum ([a v] [b (append (cdr v) '(0))]) (if (< a b) (- a) a)))

@@ -1,0 +1,1 @@
+(define(f x)(sort(sort x <)< #:key abs))

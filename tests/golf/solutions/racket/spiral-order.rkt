@@ -1,0 +1,5 @@
+(define (f m)
+  (if (null? m)
+      '()
+      (append (car m)
+              (f (reverse (if (null? (cdr m)) '() (apply map list (cdr m))))))))

@@ -1,0 +1,1 @@
+fn f(s:String)->bool{s.chars().eq(s.chars().rev())}

@@ -1,0 +1,1 @@
+fn f(s:String)->String{s.chars().rev().collect()}
