@@ -12,12 +12,17 @@ $(BIN)/cogolf: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(BIN)/cogolf
 
+# The test suite also runs league nights on Ray.
+$(VENV)/.with-ray: $(BIN)/cogolf
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray]'
+	touch $@
+
 venv: $(BIN)/cogolf
 
 demo: venv
 	$(BIN)/cogolf play
 
-test: venv
+test: $(VENV)/.with-ray
 	$(BIN)/ruff check cogolf tests
 	$(BIN)/python -m pytest -n 2 -q
 

@@ -155,6 +155,103 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- bench hole ---------------------------------------------------------------------
+
+
+def _hole_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rounds", type=int, default=10,
+                   help="times every spec of the core deck is resolved per mode (default 10)")
+    p.add_argument("--modes", default=",".join(MODES),
+                   help=f"comma-separated sandbox modes (default {','.join(MODES)})")
+    p.add_argument("--accept-weak-sandbox", action="store_true",
+                   help="run even when a kernel wall is missing on this machine")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _baseline_holes() -> list[tuple[str, Any, Any, list[Any]]]:
+    """(key, spec, hidden, [literalist, pedant]) for every spec of the core deck."""
+    from cogolf.bots.scripted import BASELINE_NAMES
+    from cogolf.deck import load
+    from cogolf.deck_check import _accepted
+
+    deck = load()
+    holes = []
+    for key in deck.spec_keys():
+        plays = [_accepted(deck, key, name) for name in BASELINE_NAMES]
+        bad = [p for p in plays if isinstance(p, str)]
+        if bad:
+            raise RuntimeError(f"spec {key}: baseline play not acceptable: {bad[0]}")
+        holes.append((key, deck.spec(key), deck.hidden[key], plays))
+    return holes
+
+
+async def _bench_holes(mode: str, holes: list[tuple[str, Any, Any, list[Any]]],
+                       rounds: int, accept_weak: bool) -> dict[str, Any]:
+    from cogolf.runtime.resolve import resolve_hole
+    from cogolf.sandbox.api import Limits
+
+    sb = make_sandbox(mode, accept_weak=accept_weak)
+    await sb.start()
+    limits = Limits()
+    try:
+        for _key, spec, hidden, plays in holes:  # warm-up: uids, cgroups, caches
+            await resolve_hole(sb, spec, hidden, plays, limits)
+        times: list[float] = []
+        per_spec: dict[str, list[float]] = {key: [] for key, *_ in holes}
+        start = time.perf_counter()
+        for _ in range(rounds):
+            for key, spec, hidden, plays in holes:
+                t0 = time.perf_counter()
+                await resolve_hole(sb, spec, hidden, plays, limits)
+                elapsed = time.perf_counter() - t0
+                times.append(elapsed)
+                per_spec[key].append(elapsed)
+        total = time.perf_counter() - start
+        times.sort()
+        return {
+            "mode": mode,
+            "holes_timed": len(times),
+            "median_ms": statistics.median(times) * 1e3,
+            "p90_ms": _percentile(times, 0.9) * 1e3,
+            "max_ms": times[-1] * 1e3,
+            "holes_per_second": len(times) / total,
+            "per_spec_median_ms": {k: statistics.median(v) * 1e3 for k, v in per_spec.items()},
+        }
+    finally:
+        await sb.close()
+
+
+def _run_hole(args: argparse.Namespace) -> int:
+    configure("warning")
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in modes if m not in MODES]
+    if bad or not modes:
+        print(f"--modes: unknown mode(s) {bad}; expected some of {', '.join(MODES)}",
+              file=sys.stderr)
+        return 2
+    if args.rounds < 1:
+        print("--rounds must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        holes = _baseline_holes()
+        results = {m: asyncio.run(_bench_holes(m, holes, args.rounds, args.accept_weak_sandbox))
+                   for m in modes}
+    except Exception as exc:
+        print(f"bench hole: {exc}", file=sys.stderr)
+        return 1
+    report: dict[str, Any] = {"benchmark": "hole", "specs": len(holes), "rounds": args.rounds,
+                              "modes": results}
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"hole = reference batch + 2 defender batches + 2 par batches, literalist vs pedant, "
+          f"{len(holes)} specs x {args.rounds} rounds")
+    for mode, r in results.items():
+        print(f"  {mode:5s}  median {r['median_ms']:7.2f} ms   p90 {r['p90_ms']:7.2f} ms   "
+              f"max {r['max_ms']:7.2f} ms   holes/s {r['holes_per_second']:7.1f}")
+    return 0
+
+
 # --- bench server -------------------------------------------------------------------
 
 
@@ -186,11 +283,30 @@ def _run_server(args: argparse.Namespace) -> int:
     return 0 if not doc["incomplete"] else 1
 
 
+# --- bench league -------------------------------------------------------------------
+
+
+def _league_arguments(p: argparse.ArgumentParser) -> None:
+    from cogolf.commands.league import bench_arguments
+
+    bench_arguments(p)
+
+
+def _run_league(args: argparse.Namespace) -> int:
+    from cogolf.commands.league import bench_command
+
+    return bench_command(args)
+
+
 BENCHMARKS: list[Benchmark] = [
     Benchmark("sandbox", "batch latency and throughput of both sandbox modes",
               _sandbox_arguments, _run_sandbox),
+    Benchmark("hole", "full holes of the core deck resolved through the real engine",
+              _hole_arguments, _run_hole),
     Benchmark("server", "concurrent matches with instant bots over real websockets",
               _server_arguments, _run_server),
+    Benchmark("league", "an N-entrant night of instant scripted bots",
+              _league_arguments, _run_league),
 ]
 
 

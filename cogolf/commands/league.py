@@ -1,0 +1,254 @@
+"""`cogolf league`: run a night from its TOML file, recompute standings from replays, benchmark."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cogolf.league.bench import add_bench_arguments, format_bench, run_bench
+from cogolf.league.checks import check_night
+from cogolf.league.night import NightError, parse_night
+from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
+from cogolf.league.ray_executor import RayAttempt, RayUnavailable
+from cogolf.league.resume import VerifyUnavailable
+from cogolf.league.runner import RunOptions, run_night
+from cogolf.league.schedule import schedule
+from cogolf.league.table import render
+from cogolf.logs import configure
+from cogolf.replay import ReplayError
+from cogolf.sandbox import make_sandbox
+
+DEFAULT_REPLAYS = Path("replays")
+DEFAULT_LEAGUE = Path("league")
+RAY_IN_FLIGHT = 100_000  # Ray's scheduler bounds a Ray night; this only avoids an unbounded gather
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "league",
+        help="run a league night and compute its standings",
+        description=(
+            "League nights: every pairing of a night file's entrants in both seat orders, "
+            "played in parallel, ranked from the replay files alone."
+        ),
+    )
+    lsub = p.add_subparsers(dest="league_command", metavar="SUBCOMMAND", required=True)
+
+    run = lsub.add_parser(
+        "run",
+        help="play every match of a night not yet played, then write its standings",
+        description=(
+            "Play the round-robin of NIGHT (a TOML night file), writing "
+            "REPLAYS/<night>/<match_id>.ndjson, then LEAGUE/<night>/standings.json. "
+            "Matches whose complete replay already exists, matches the night and verifies "
+            "(every hole re-resolved) are kept, so running a night again resumes it. "
+            "A match whose infrastructure fails twice is recorded as void and not scored. "
+            "Exit status: 0, 1 when some match is void, 2 for a bad night file, "
+            "3 when the sandbox or Ray cannot start."
+        ),
+    )
+    run.add_argument("night", type=Path, metavar="NIGHT", help="the night file, e.g. league/x.toml")
+    _add_output_options(run)
+    run.add_argument(
+        "--parallel", type=int, default=None, metavar="N", help="override the night's parallel"
+    )
+    _add_sandbox_options(run)
+    run.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="keep finished replays on a header check alone, without re-resolving their holes",
+    )
+    run.add_argument("--json", action="store_true", help="print the standings as JSON")
+    run.add_argument(
+        "--log-level",
+        default="warning",
+        choices=("debug", "info", "warning", "error"),
+        help="match logs go to stderr beside the progress (default: warning)",
+    )
+    run.set_defaults(func=run_command)
+
+    st = lsub.add_parser(
+        "standings",
+        help="recompute a night's standings from its replay folder",
+        description=(
+            "Read every replay (and void marker) in DIR and write the standings: "
+            "table, head-to-head margins and Bradley-Terry ratings anchored at literalist = 1000. "
+            "The same replays always give byte-identical standings.json."
+        ),
+    )
+    st.add_argument("replays", type=Path, metavar="DIR", help="e.g. replays/example/")
+    st.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="where to write (default: league/<night>/standings.json)",
+    )
+    st.add_argument(
+        "--anchor",
+        default=None,
+        metavar="NAME",
+        help="entrant rated 1000 (default: the night's manifest, else literalist)",
+    )
+    st.add_argument("--json", action="store_true", help="print the standings as JSON")
+    st.set_defaults(func=standings_command)
+
+    ck = lsub.add_parser(
+        "check",
+        help="validate a night file and print its schedule",
+        description="Parse NIGHT, load its pack and every policy, and list the matches it plays.",
+    )
+    ck.add_argument("night", type=Path, metavar="NIGHT")
+    ck.set_defaults(func=check_command)
+
+    bench = lsub.add_parser(
+        "bench",
+        help="time a night of instant scripted bots (same as `cogolf bench league`)",
+        description="Run an N-entrant night of instant scripted bots and print matches/s.",
+    )
+    bench_arguments(bench)
+    bench.set_defaults(func=bench_command)
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR", help="default: replays"
+    )
+    p.add_argument(
+        "--league-dir",
+        type=Path,
+        default=DEFAULT_LEAGUE,
+        metavar="DIR",
+        help="where standings go (default: league)",
+    )
+
+
+def _add_sandbox_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--sandbox",
+        choices=("fork", "spawn"),
+        default="fork",
+        help="fork: a fork server started once per match (fast); spawn: an interpreter per batch",
+    )
+    p.add_argument(
+        "--accept-weak-sandbox",
+        action="store_true",
+        help="run even when a kernel wall is missing on this machine (not for real nights)",
+    )
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"cogolf: {message}", file=sys.stderr)
+    return code
+
+
+def _print_standings(doc: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        print(render(doc))
+
+
+async def _preflight(mode: str, accept_weak: bool) -> None:
+    """Start one sandbox before the night, so a machine that cannot run matches fails
+    once with the reason instead of voiding every match."""
+    sandbox = make_sandbox(mode, accept_weak=accept_weak)
+    try:
+        await sandbox.start()
+    finally:
+        await sandbox.close()
+
+
+def run_command(args: argparse.Namespace) -> int:
+    configure(level=args.log_level)
+    if args.parallel is not None and args.parallel < 1:
+        return _fail(f"--parallel must be at least 1, got {args.parallel}")
+    try:
+        night = parse_night(args.night)
+        deck = check_night(night)
+    except NightError as exc:
+        return _fail(str(exc))
+    options = RunOptions(
+        replays_root=args.replays,
+        league_root=args.league_dir,
+        sandbox=args.sandbox,
+        accept_weak_sandbox=args.accept_weak_sandbox,
+        parallel=args.parallel,
+        verify=not args.no_verify,
+    )
+    if night.executor == "local":
+        try:
+            asyncio.run(_preflight(args.sandbox, args.accept_weak_sandbox))
+        except Exception as exc:  # whatever stops the sandbox stops the night
+            return _fail(f"the sandbox cannot start: {exc}", 3)
+    try:
+        if night.executor == "ray":
+            with RayAttempt(night.address, options.parallel or night.parallel) as attempt:
+                result = asyncio.run(
+                    run_night(
+                        night, deck, options, sys.stderr, attempt=attempt, in_flight=RAY_IN_FLIGHT
+                    )
+                )
+        else:
+            result = asyncio.run(run_night(night, deck, options, sys.stderr))
+    except (RayUnavailable, VerifyUnavailable) as exc:
+        return _fail(str(exc), 3)
+    _print_standings(result.standings, args.json)
+    print(f"\n  standings: {result.standings_path}", file=sys.stderr)
+    if result.skipped:
+        print(f"  resumed: {len(result.skipped)} matches already played", file=sys.stderr)
+    return 1 if result.void else 0
+
+
+def standings_command(args: argparse.Namespace) -> int:
+    try:
+        doc = standings_for_dir(args.replays, args.anchor)
+    except ReplayError as exc:
+        return _fail(str(exc))
+    out = args.out or default_standings_path(DEFAULT_LEAGUE, doc["night"])
+    write_standings(doc, out)
+    _print_standings(doc, args.json)
+    print(f"\n  standings: {out}", file=sys.stderr)
+    return 0
+
+
+def check_command(args: argparse.Namespace) -> int:
+    try:
+        night = parse_night(args.night)
+        deck = check_night(night)
+    except NightError as exc:
+        return _fail(str(exc))
+    jobs = schedule(night, deck.digest)
+    print(
+        f"night {night.name}: {len(night.entrants)} entrants, {len(jobs)} matches of "
+        f"{night.holes} holes, executor {night.executor} (parallel {night.parallel})"
+    )
+    for job in jobs:
+        print(f"  round {job.round:2d}  {job.match_id}  seed {job.seed}")
+    return 0
+
+
+def bench_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of the league benchmark, shared with `cogolf bench league`."""
+    add_bench_arguments(p)
+    _add_sandbox_options(p)
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    configure(level="warning")
+    try:
+        numbers = run_bench(
+            args.entrants,
+            holes=args.holes,
+            parallel=args.parallel,
+            sandbox=args.sandbox,
+            accept_weak_sandbox=args.accept_weak_sandbox,
+        )
+    except ValueError as exc:
+        return _fail(str(exc))
+    print(json.dumps(numbers, sort_keys=True) if args.json else format_bench(numbers))
+    return 0

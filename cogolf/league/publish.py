@@ -1,0 +1,37 @@
+"""Computing a night's standings from its folder and writing `standings.json`.
+
+`league run` and `league standings` both end here, so the file a night run
+publishes is the file anyone recomputes from the same replays.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from cogolf.league import ratings
+from cogolf.league.records import read_night_dir
+from cogolf.league.standings import compute, to_json
+
+STANDINGS_NAME = "standings.json"
+
+
+def standings_for_dir(
+    replays_dir: Path, anchor: str | None = None, *, samples: int = ratings.BOOTSTRAP_SAMPLES
+) -> dict[str, Any]:
+    return compute(read_night_dir(replays_dir), anchor, samples=samples)
+
+
+def write_standings(doc: dict[str, Any], path: Path) -> Path:
+    """Write atomically, so a reader never sees half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(to_json(doc))
+    tmp.replace(path)
+    return path
+
+
+def default_standings_path(league_root: Path, night: str) -> Path:
+    return Path(league_root) / night / STANDINGS_NAME

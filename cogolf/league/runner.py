@@ -1,0 +1,155 @@
+"""Running a night: schedule, skip what is done, play the rest, publish the standings.
+
+The night's folder is the whole truth: a manifest (who was entered, what was
+scheduled), one replay per played match and a marker per void match. Running
+the same night again reads that folder, keeps every finished replay that matches
+its job and plays only the rest, so an interrupted night resumes where it
+stopped. Void matches are played again on the next run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import msgspec
+import structlog
+
+from cogolf.deck import Deck
+from cogolf.league.executors import Attempt, Outcome, run_jobs
+from cogolf.league.jobs import MatchJob
+from cogolf.league.night import Night
+from cogolf.league.play import play_match
+from cogolf.league.progress import Progress
+from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
+from cogolf.league.ratings import BOOTSTRAP_SAMPLES
+from cogolf.league.records import MANIFEST_NAME, VOID_SUFFIX, Manifest, ManifestEntrant, VoidMarker
+from cogolf.league.resume import verified_results
+from cogolf.league.schedule import schedule
+from cogolf.league.standings import DEFAULT_ANCHOR
+
+log = structlog.get_logger("cogolf.league")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    replays_root: Path = Path("replays")
+    league_root: Path = Path("league")
+    sandbox: str = "fork"
+    accept_weak_sandbox: bool = False
+    parallel: int | None = None  # overrides the night file's
+    samples: int = BOOTSTRAP_SAMPLES
+    verify: bool = True  # re-resolve finished replays before keeping them
+
+
+@dataclass
+class NightRun:
+    jobs: list[MatchJob]
+    skipped: list[str]
+    outcomes: dict[str, Outcome]
+    standings: dict[str, Any]
+    standings_path: Path
+    replays_dir: Path
+    void: list[str] = field(default_factory=list)
+
+
+def anchor_for(night: Night) -> str:
+    """The first entrant that plays the literalist baseline is the rating anchor."""
+    for e in night.entrants:
+        if e.policy == "literalist":
+            return e.name
+    return DEFAULT_ANCHOR
+
+
+def manifest_for(night: Night, jobs: list[MatchJob]) -> Manifest:
+    return Manifest(
+        name=night.name,
+        seed=night.seed,
+        anchor=anchor_for(night),
+        entrants=[
+            ManifestEntrant(name=e.name, kind="policy" if e.policy is not None else "command")
+            for e in night.entrants
+        ],
+        matches=sorted(j.match_id for j in jobs),
+    )
+
+
+def _write_json(path: Path, value: msgspec.Struct) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(value), indent=2) + b"\n")
+    tmp.replace(path)
+
+
+def void_marker_path(replays_dir: Path, match_id: str) -> Path:
+    return replays_dir / f"{match_id}{VOID_SUFFIX}"
+
+
+async def run_night(
+    night: Night,
+    deck: Deck,
+    options: RunOptions,
+    progress_stream: TextIO,
+    *,
+    attempt: Attempt = play_match,
+    in_flight: int | None = None,
+) -> NightRun:
+    """Play every match of `night` not already done. `attempt` picks the executor;
+    `in_flight` bounds attempts at once (default: the night's `parallel`; Ray passes a
+    larger bound and lets its own scheduler place tasks on free CPUs)."""
+    jobs = schedule(
+        night,
+        deck.digest,
+        sandbox=options.sandbox,
+        accept_weak_sandbox=options.accept_weak_sandbox,
+    )
+    replays_dir = options.replays_root / night.name
+    replays_dir.mkdir(parents=True, exist_ok=True)
+    _write_json(replays_dir / MANIFEST_NAME, manifest_for(night, jobs))
+
+    parallel = in_flight or options.parallel or night.parallel
+    progress = Progress(len(jobs), progress_stream)
+    done_before = await verified_results(
+        jobs,
+        replays_dir,
+        deck,
+        sandbox_mode=options.sandbox,
+        accept_weak_sandbox=options.accept_weak_sandbox,
+        parallel=options.parallel or night.parallel,
+        verify=options.verify,
+    )
+    todo: list[MatchJob] = []
+    skipped: list[str] = []
+    for job in jobs:
+        result = done_before.get(job.match_id)
+        if result is not None:
+            skipped.append(job.match_id)
+            progress.skipped(result)
+        else:
+            todo.append(job)
+    log.info("night_start", night=night.name, matches=len(jobs), resumed=len(skipped))
+    progress.start()
+
+    def done(outcome: Outcome) -> None:
+        progress.finished(outcome.match_id, outcome.result, outcome.void_cause)
+        marker = void_marker_path(replays_dir, outcome.match_id)
+        if outcome.void_cause is not None:
+            _write_json(
+                marker,
+                VoidMarker(
+                    match_id=outcome.match_id,
+                    names=list(outcome.job.names),
+                    cause=outcome.void_cause,
+                    attempts=outcome.attempts,
+                ),
+            )
+        else:
+            marker.unlink(missing_ok=True)
+
+    outcomes = await run_jobs(todo, replays_dir, attempt=attempt, parallel=parallel, on_done=done)
+    doc = await asyncio.to_thread(standings_for_dir, replays_dir, None, samples=options.samples)
+    path = write_standings(doc, default_standings_path(options.league_root, night.name))
+    void = sorted(mid for mid, o in outcomes.items() if o.void_cause is not None)
+    log.info("night_end", night=night.name, played=len(outcomes) - len(void), void=len(void))
+    return NightRun(jobs, skipped, outcomes, doc, path, replays_dir, void)

@@ -1,0 +1,119 @@
+"""The standings document as text, for the terminal.
+
+Rendering reads only the JSON document, so a table printed by `league run` and
+one printed later from `standings.json` are the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from cogolf.text import clip
+
+NAME_WIDTH = 20
+
+
+def _grid(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> list[str]:
+    """Columns padded to their widest cell; the first `left` columns left-aligned."""
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+
+    def fmt(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i < left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return [fmt(header), fmt(["-" * w for w in widths]), *(fmt(r) for r in rows)]
+
+
+def _signed(n: int) -> str:
+    return f"{n:+d}" if n else "0"
+
+
+def _causes(causes: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in causes.items()) or "-"
+
+
+def render(doc: dict[str, Any]) -> str:
+    game = doc["games"]["cogolf"]
+    out: list[str] = [f"Night {doc['night']}"]
+    counts = game["matches"]
+    scheduled = counts["scheduled"]
+    out.append(
+        f"  matches: {counts['played']} played, {counts['void']} void"
+        + (f", {len(counts['unplayed'])} unplayed of {scheduled}" if scheduled else "")
+    )
+    out.append("")
+    header = [
+        "#",
+        "entrant",
+        "M",
+        "W",
+        "D",
+        "L",
+        "Pts",
+        "margin",
+        "br+",
+        "br-",
+        "par",
+        "illegal",
+        "fallbacks",
+    ]
+    rows = [
+        [
+            str(r["rank"]),
+            clip(r["name"], NAME_WIDTH),
+            str(r["matches"]),
+            str(r["wins"]),
+            str(r["draws"]),
+            str(r["losses"]),
+            str(r["points"]),
+            _signed(r["margin"]),
+            str(r["breaches"]),
+            str(r["breaches_taken"]),
+            str(r["par_fails"]),
+            str(r["illegal_tests"]),
+            f"{r['fallbacks']} ({_causes(r['fallback_causes'])})" if r["fallbacks"] else "0",
+        ]
+        for r in game["table"]
+    ]
+    out += _grid(header, rows, left=2)
+    out += ["", "Ratings (Bradley-Terry, 95% bootstrap interval; '=' marks a tie)"]
+    rating = game["ratings"]
+    rrows = []
+    for r in rating["entrants"]:
+        tied = "=" if r["tied_with"] else ""
+        rrows.append(
+            [
+                f"{r['rank']}{tied}",
+                clip(r["name"], NAME_WIDTH),
+                f"{r['rating']:.1f}",
+                f"[{r['low']:.1f}, {r['high']:.1f}]",
+            ]
+        )
+    out += _grid(["#", "entrant", "rating", "interval"], rrows, left=2)
+    anchor = rating["anchor"]
+    out.append(
+        f"  anchored: {anchor} = {rating['anchor_rating']:g}"
+        if anchor
+        else f"  no anchor entrant: the mean rating is {rating['anchor_rating']:g}"
+    )
+    names = [r["name"] for r in game["table"]]
+    if len(names) > 1:
+        out += ["", "Head to head (row's margin against column)"]
+        short = [str(i + 1) for i in range(len(names))]
+        h2h = game["head_to_head"]
+        hrows = [
+            [s, clip(a, NAME_WIDTH)] + ["." if a == b else _signed(h2h[a][b]) for b in names]
+            for s, a in zip(short, names, strict=True)
+        ]
+        out += _grid(["", "entrant", *short], hrows, left=2)
+    if game["void"]:
+        out += ["", "Void (not scored)"]
+        out += [f"  {v['match_id']}: {v['cause']}" for v in game["void"]]
+    if counts["unplayed"]:
+        out += ["", "Unplayed"] + [f"  {mid}" for mid in counts["unplayed"]]
+    if doc["problems"]:
+        out += ["", "Problems (files not used)"] + [f"  {p}" for p in doc["problems"]]
+    return "\n".join(out)
