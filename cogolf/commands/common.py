@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES, Deck, DeckError, load
+from cogolf.sandbox import WeakSandboxError, make_sandbox
+from cogolf.sandbox.api import Sandbox
+
+T = TypeVar("T")
 
 
 def add_deck_options(parser: argparse.ArgumentParser) -> None:
@@ -46,3 +53,25 @@ def load_deck_or_exit(args: argparse.Namespace) -> Deck:
     except DeckError as exc:
         print(f"cogolf: deck error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def with_sandbox(args: argparse.Namespace, work: Callable[[Sandbox], Awaitable[T]]) -> T:
+    """Run `work` with a started sandbox of the mode the options ask for, then close it.
+
+    A machine whose sandbox would be weaker than required ends the command with
+    exit status 3 and the reason, unless --accept-weak-sandbox was given.
+    """
+
+    async def main() -> T:
+        sandbox = make_sandbox(args.sandbox, accept_weak=args.accept_weak_sandbox)
+        await sandbox.start()
+        try:
+            return await work(sandbox)
+        finally:
+            await sandbox.close()
+
+    try:
+        return asyncio.run(main())
+    except WeakSandboxError as exc:
+        print(f"cogolf: {exc}", file=sys.stderr)
+        raise SystemExit(3) from None

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 
+from cogolf.commands.common import add_sandbox_options, with_sandbox
 from cogolf.deck import DEFAULT_REFERENCES, DeckError, load
 from cogolf.deck_check import check_deck
 from cogolf.logs import configure
-from cogolf.sandbox import WeakSandboxError, make_sandbox
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,8 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="the references directory (default: references/<pack> beside deck/)",
     )
-    c.add_argument("--sandbox", choices=("fork", "spawn"), default="fork")
-    c.add_argument("--accept-weak-sandbox", action="store_true")
+    add_sandbox_options(c)
     c.set_defaults(func=run_check)
 
 
@@ -59,19 +57,7 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"FAIL {exc}", file=sys.stderr)
         return 1
 
-    async def main() -> list:
-        sandbox = make_sandbox(args.sandbox, accept_weak=args.accept_weak_sandbox)
-        await sandbox.start()
-        try:
-            return await check_deck(deck, sandbox)
-        finally:
-            await sandbox.close()
-
-    try:
-        problems = asyncio.run(main())
-    except WeakSandboxError as exc:
-        print(f"cogolf: {exc}", file=sys.stderr)
-        return 3
+    problems = with_sandbox(args, lambda sandbox: check_deck(deck, sandbox))
     for p in problems:
         print(f"FAIL {p}")
     status = "ok" if not problems else f"{len(problems)} problem(s)"

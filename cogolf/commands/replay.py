@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 
-from cogolf.commands.common import add_deck_options, add_sandbox_options, load_deck_or_exit
+from cogolf.commands.common import (
+    add_deck_options,
+    add_sandbox_options,
+    load_deck_or_exit,
+    with_sandbox,
+)
 from cogolf.logs import configure
 from cogolf.replay import ReplayError, read_replay
-from cogolf.sandbox import WeakSandboxError, make_sandbox
 from cogolf.scorecard import render
 from cogolf.verify import verify_replay
 
@@ -45,19 +48,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     deck = load_deck_or_exit(args)
 
-    async def main() -> list[str]:
-        sandbox = make_sandbox(args.sandbox, accept_weak=args.accept_weak_sandbox)
-        await sandbox.start()
-        try:
-            return await verify_replay(args.file, deck, sandbox)
-        finally:
-            await sandbox.close()
-
-    try:
-        problems = asyncio.run(main())
-    except WeakSandboxError as exc:
-        print(f"cogolf: {exc}", file=sys.stderr)
-        return 3
+    problems = with_sandbox(args, lambda sandbox: verify_replay(args.file, deck, sandbox))
     if problems:
         print(f"\nNOT VERIFIED: {problems[0]}")
         return 1
