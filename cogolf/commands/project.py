@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from cogolf.logs import configure
 from cogolf.project.attempt import ingest, run_attempt
 from cogolf.project.results import (
     ATTEMPTS_PER_TASK,
@@ -27,6 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "of the task's template, runs the hidden evaluator, counts failed checks and turns "
         "them into points on the task's scale (0..1 per attempt, five attempts per task).",
     )
+    parser.add_argument("--log-level", default="warning",
+                        help="logs go to stderr (default: warning)")
     sub = parser.add_subparsers(dest="project_command", metavar="ACTION", required=True)
 
     attempt = sub.add_parser("attempt", help="run one attempt and print its result (JSON)")
@@ -65,6 +68,7 @@ def _emit(result: AttemptResult, out: Path | None) -> int:
 
 
 def _attempt(args: argparse.Namespace) -> int:
+    configure(args.log_level)
     try:
         task = load_task(args.task_dir)
         if not args.changes.exists():
@@ -78,6 +82,7 @@ def _attempt(args: argparse.Namespace) -> int:
 
 
 def _ingest(args: argparse.Namespace) -> int:
+    configure(args.log_level)
     try:
         task = load_task(args.task_dir)
     except TaskError as exc:
@@ -87,6 +92,7 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def _table(args: argparse.Namespace) -> int:
+    configure(args.log_level)
     try:
         rows = project_table(load_records(args.folder))
     except ResultError as exc:

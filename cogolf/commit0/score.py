@@ -1,0 +1,126 @@
+"""Scoring a submission against a Commit-0 task (`cogolf commit0 score`).
+
+Only the library's own files come from the submission: the task's skeleton is
+copied fresh and each package path is replaced by the submission's version, so
+build files, root conftest and test settings are always the task's own. The
+hidden tests go back in, the library is installed into a fresh venv, the suite
+runs walled, and pass rate = reference ids that passed / reference ids. A
+missing, failed, errored or skipped id, or one lost to a collection error,
+counts as not passed; no report or a timeout scores 0.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import time
+from pathlib import Path
+
+import structlog
+
+from cogolf.commit0.quality import run_mypy, run_ruff
+from cogolf.commit0.results import Commit0Result
+from cogolf.commit0.suite import run_suite
+from cogolf.commit0.task import Commit0Task
+from cogolf.project.pyenv import build_toolbox, create_env, install, shared_tempdir
+from cogolf.project.reports import Outcome, TestReport
+
+log = structlog.get_logger(__name__)
+
+MAX_SUBMISSION_FILES = 5000
+
+
+class SubmissionError(ValueError):
+    """The submission cannot be used; the message names the file."""
+
+
+def overlay_submission(task: Commit0Task, submission: Path, work: Path) -> list[str]:
+    """Replace each package path in `work` with the submission's; returns notes."""
+    notes = []
+    for rel in task.package_paths:
+        source = submission / rel
+        target = work / rel
+        if not source.exists() and not source.is_symlink():
+            notes.append(f"submission has no {rel}; the skeleton's stubs stay")
+            continue
+        _refuse_links(source, rel)
+        if target.is_dir():
+            shutil.rmtree(target)
+        elif target.exists():
+            target.unlink()
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copyfile(source, target)
+    return notes
+
+
+def _refuse_links(path: Path, rel: str) -> None:
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(path) if path.is_dir() else [("", [], [])]:
+        for name in [*dirnames, *filenames]:
+            count += 1
+            mode = os.lstat(Path(dirpath) / name).st_mode
+            if stat.S_ISLNK(mode) or not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                raise SubmissionError(f"{rel}: {name} is not a regular file or directory")
+    if path.is_symlink():
+        raise SubmissionError(f"{rel}: is a symbolic link")
+    if count > MAX_SUBMISSION_FILES:
+        raise SubmissionError(f"{rel}: more than {MAX_SUBMISSION_FILES} files")
+
+
+def tally(task: Commit0Task, report: TestReport) -> tuple[int, dict[str, str]]:
+    passed, not_passed = 0, {}
+    for test_id in task.reference_ids:
+        outcome = report.tests.get(test_id)
+        if outcome is Outcome.PASSED:
+            passed += 1
+        else:
+            not_passed[test_id] = str(outcome) if outcome is not None else "missing"
+    return passed, not_passed
+
+
+async def score_submission(task: Commit0Task, submission: Path, *, entrant: str = "",
+                           quality: bool = True) -> Commit0Result:
+    start = time.monotonic()
+    total = len(task.reference_ids)
+
+    def result(status: str, **kw: object) -> Commit0Result:
+        return Commit0Result(task=task.name, entrant=entrant, status=status, total=total,
+                             seconds=round(time.monotonic() - start, 3),
+                             **kw)  # type: ignore[arg-type]
+
+    if not submission.is_dir():
+        return result("bad_submission", passed=0, notes=[f"{submission}: not a directory"])
+    with shared_tempdir("cogolf-commit0-") as tmp_name:
+        tmp = Path(tmp_name)
+        work = tmp / "work"
+        shutil.copytree(task.skeleton, work)
+        try:
+            notes = overlay_submission(task, submission, work)
+        except SubmissionError as exc:
+            return result("bad_submission", passed=0, notes=[str(exc)])
+        tests = work / task.tests_path
+        if tests.exists():
+            shutil.rmtree(tests)
+        shutil.copytree(task.hidden_tests, tests)
+        env = create_env(tmp / "env", build_toolbox(tmp / "toolbox"))
+        installed = install(env, work)
+        if not installed.ok:
+            return result("install_failed", passed=0, notes=[*notes, installed.log[-500:]])
+        run = await run_suite(env, work, task.tests_path, tmp / "out", task.time_limit_seconds)
+        lint = typecheck = None
+        if quality:
+            lint = (await run_ruff(work, task.package_paths)).to_json()
+            typecheck = (await run_mypy(work, task.package_paths, tmp / "mypy")).to_json()
+        notes += run.notes
+        if run.report is None:
+            return result(run.status, passed=0, notes=notes, lint=lint, typecheck=typecheck,
+                          walled=run.walled,
+                          not_passed=dict.fromkeys(task.reference_ids, run.status))
+        passed, not_passed = tally(task, run.report)
+        notes += run.report.notes
+    log.info("commit0_scored", task=task.name, entrant=entrant, passed=passed, total=total)
+    return result("ok", passed=passed, not_passed=not_passed, lint=lint, typecheck=typecheck,
+                  notes=notes, walled=run.walled)

@@ -1,0 +1,100 @@
+"""The Commit-0 task directory, as `prepare` writes it and `score` reads it.
+
+    TASK_DIR/task.json      {"game": "commit0", "schema": 1, "name", "source",
+                             "package_paths": [...], "tests_path": "tests",
+                             "time_limit_seconds", "reference_ids": [...],
+                             "stubbed": {module: [qualname, ...]},
+                             "kept": {module: [qualname, ...]}}
+    TASK_DIR/skeleton/      the stubbed library tree: what an entrant receives
+    TASK_DIR/hidden_tests/  the library's test directory, kept from entrants
+
+`kept` lists functions left whole because the library calls them while being
+imported (a skeleton that cannot be imported would fail every test).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA = 1
+DEFAULT_TIME_LIMIT_SECONDS = 600.0
+
+
+class TaskError(ValueError):
+    """The task directory is incomplete or its task.json is malformed."""
+
+
+@dataclass
+class Commit0Task:
+    root: Path
+    name: str
+    source: str
+    package_paths: tuple[str, ...]
+    tests_path: str
+    reference_ids: tuple[str, ...]
+    time_limit_seconds: float = DEFAULT_TIME_LIMIT_SECONDS
+    stubbed: dict[str, list[str]] = field(default_factory=dict)
+    kept: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def skeleton(self) -> Path:
+        return self.root / "skeleton"
+
+    @property
+    def hidden_tests(self) -> Path:
+        return self.root / "hidden_tests"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": "commit0", "schema": SCHEMA, "name": self.name, "source": self.source,
+            "package_paths": list(self.package_paths), "tests_path": self.tests_path,
+            "time_limit_seconds": self.time_limit_seconds,
+            "reference_ids": list(self.reference_ids), "stubbed": self.stubbed,
+            "kept": self.kept,
+        }
+
+    def save(self) -> None:
+        (self.root / "task.json").write_text(json.dumps(self.to_json(), indent=2) + "\n",
+                                             encoding="utf-8")
+
+
+def load_task(root: Path) -> Commit0Task:
+    path = root / "task.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise TaskError(f"{path}: no task file (build one with `cogolf commit0 prepare`)") from exc
+    except (OSError, ValueError) as exc:
+        raise TaskError(f"{path}: cannot read as JSON: {exc}") from exc
+    if not isinstance(data, dict) or data.get("game") != "commit0":
+        raise TaskError(f"{path}: not a Commit-0 task (game must be 'commit0')")
+    if data.get("schema") != SCHEMA:
+        raise TaskError(f"{path}: schema {data.get('schema')!r} is not {SCHEMA}")
+    for key in ("name", "source", "tests_path"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise TaskError(f"{path}: {key} must be a non-empty string")
+    for key in ("package_paths", "reference_ids"):
+        value = data.get(key)
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise TaskError(f"{path}: {key} must be a list of non-empty strings")
+    if not data["reference_ids"]:
+        raise TaskError(f"{path}: reference_ids is empty; no test passed on the original")
+    for rel in [*data["package_paths"], data["tests_path"]]:
+        if Path(rel).is_absolute() or ".." in Path(rel).parts:
+            raise TaskError(f"{path}: path {rel!r} must be relative, without '..'")
+    limit = data.get("time_limit_seconds", DEFAULT_TIME_LIMIT_SECONDS)
+    if isinstance(limit, bool) or not isinstance(limit, int | float) or not 0 < limit <= 7200:
+        raise TaskError(f"{path}: time_limit_seconds must be a number in (0, 7200]")
+    task = Commit0Task(
+        root=root, name=data["name"], source=data["source"],
+        package_paths=tuple(data["package_paths"]), tests_path=data["tests_path"],
+        reference_ids=tuple(data["reference_ids"]), time_limit_seconds=float(limit),
+        stubbed=data.get("stubbed") or {}, kept=data.get("kept") or {},
+    )
+    for needed in (task.skeleton, task.hidden_tests):
+        if not needed.is_dir():
+            raise TaskError(f"{root}: missing {needed.name}/")
+    return task

@@ -1,0 +1,174 @@
+"""Commit-0 prepare and score on the shipped library, with real walled pytest runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cogolf.commit0.layout import SourceError
+from cogolf.commit0.prepare import prepare
+from cogolf.commit0.results import ResultError, commit0_table, load_records
+from cogolf.commit0.score import score_submission
+from cogolf.commit0.task import Commit0Task, TaskError, load_task
+
+REPO = Path(__file__).resolve().parents[2]
+TEXTKIT = REPO / "references" / "commit0" / "textkit"
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory: pytest.TempPathFactory) -> Commit0Task:
+    out = tmp_path_factory.mktemp("textkit") / "task"
+    return asyncio.run(prepare(str(TEXTKIT), out, time_limit_seconds=120))
+
+
+def score(task: Commit0Task, submission: Path, **kw: object):
+    return asyncio.run(score_submission(task, submission, quality=False, **kw))  # type: ignore[arg-type]
+
+
+def submission_from(task: Commit0Task, tmp_path: Path, *, restore: dict[str, str] | None = None,
+                    original: bool = False) -> Path:
+    """A copy of the skeleton; `original` puts the real library back, `restore` maps a file
+    to a function whose original source replaces its stub."""
+    sub = tmp_path / "submission"
+    shutil.copytree(task.skeleton, sub)
+    if original:
+        shutil.rmtree(sub / "src" / "textkit")
+        shutil.copytree(TEXTKIT / "src" / "textkit", sub / "src" / "textkit")
+    for rel, function in (restore or {}).items():
+        real = (TEXTKIT / rel).read_text()
+        body = re.search(rf"^def {function}\(.*?(?=^\S)", real + "\nEND", re.S | re.M)
+        assert body is not None
+        stubbed = (sub / rel).read_text()
+        stub = re.search(rf"^def {function}\(.*?NotImplementedError\(.*?\)\n", stubbed, re.S | re.M)
+        assert stub is not None
+        (sub / rel).write_text(stubbed.replace(stub.group(0), body.group(0)))
+    return sub
+
+
+def test_prepare_writes_a_task(task: Commit0Task) -> None:
+    loaded = load_task(task.root)
+    assert len(loaded.reference_ids) >= 30
+    assert loaded.package_paths == ("src/textkit",)
+    assert not (task.skeleton / "tests").exists()
+    assert (task.hidden_tests / "test_roman.py").is_file()
+    assert "wrap" in loaded.stubbed["textkit.wrap"]
+    # `_TABLE = _build_table()` runs at import time, so that function stays whole
+    assert loaded.kept == {"textkit.roman": ["_build_table"]}
+    slug = (task.skeleton / "src" / "textkit" / "slug.py").read_text()
+    assert "raise NotImplementedError('cogolf-stub: textkit.slug:slugify')" in slug
+    assert '"""Lower-case ASCII slug of `text`' in slug
+    assert all("::" in i for i in loaded.reference_ids)
+
+
+def test_original_scores_one_with_quality_reported(task: Commit0Task, tmp_path: Path) -> None:
+    result = asyncio.run(score_submission(task, submission_from(task, tmp_path, original=True),
+                                          entrant="original"))
+    data = result.to_json()
+    assert data["status"] == "ok", data["notes"]
+    assert data["pass_rate"] == 1.0 and data["not_passed"] == {}
+    assert data["lint"]["tool"] == "ruff" and data["lint"]["count"] == 0
+    assert data["typecheck"]["tool"] == "mypy" and data["typecheck"]["count"] == 0
+    assert data["walled"] is True
+
+
+def test_one_function_restored_scores_in_between(task: Commit0Task, tmp_path: Path) -> None:
+    sub = submission_from(task, tmp_path, restore={"src/textkit/roman.py": "to_roman"})
+    result = score(task, sub)
+    assert 0 < result.pass_rate < 1
+    assert "tests.test_roman::test_to_roman[1994-MCMXCIV]" not in result.not_passed
+    assert result.not_passed["tests.test_wrap::test_wrap_basic"] == "failed"
+
+
+def test_collection_error_loses_only_that_module(task: Commit0Task, tmp_path: Path) -> None:
+    sub = submission_from(task, tmp_path, original=True)
+    stats = sub / "src" / "textkit" / "stats.py"
+    # `words` gone: test_stats.py cannot import it, every other test still runs
+    text = stats.read_text()
+    stats.write_text(text.replace("def words(", "def _words(").replace("Counter(words(",
+                     "Counter(_words(").replace("in words(text)", "in _words(text)"))
+    result = score(task, sub)
+    lost = {i for i, why in result.not_passed.items()}
+    assert lost and all(i.startswith("tests.test_stats::") for i in lost)
+    assert set(result.not_passed.values()) == {"missing"}
+    assert result.passed == len(task.reference_ids) - len(lost)
+
+
+def test_timeout_scores_zero(task: Commit0Task, tmp_path: Path) -> None:
+    quick = tmp_path / "quick_task"
+    shutil.copytree(task.root, quick)
+    data = json.loads((quick / "task.json").read_text())
+    data["time_limit_seconds"] = 3
+    (quick / "task.json").write_text(json.dumps(data))
+    sub = submission_from(task, tmp_path, original=True)
+    roman = sub / "src" / "textkit" / "roman.py"
+    roman.write_text(roman.read_text().replace('    text = numeral.strip().upper()\n',
+                                               '    while True:\n        pass\n'))
+    result = score(load_task(quick), sub)
+    assert result.status == "timeout" and result.pass_rate == 0.0
+
+
+def test_bad_submissions(task: Commit0Task, tmp_path: Path) -> None:
+    assert score(task, tmp_path / "nothing").status == "bad_submission"
+    sub = tmp_path / "linked"
+    (sub / "src" / "textkit").mkdir(parents=True)
+    (sub / "src" / "textkit" / "__init__.py").symlink_to("/etc/hostname")
+    result = score(task, sub)
+    assert result.status == "bad_submission" and "not a regular file" in result.notes[0]
+
+
+def test_task_errors(tmp_path: Path) -> None:
+    with pytest.raises(TaskError, match="no task file"):
+        load_task(tmp_path)
+    (tmp_path / "task.json").write_text(json.dumps({"game": "commit0", "schema": 1}))
+    with pytest.raises(TaskError, match="name must be a non-empty string"):
+        load_task(tmp_path)
+
+
+def test_prepare_refuses_a_tree_without_tests(tmp_path: Path) -> None:
+    src = tmp_path / "lib"
+    (src / "lib").mkdir(parents=True)
+    (src / "lib" / "__init__.py").write_text("def f():\n    return 1\n")
+    with pytest.raises(SourceError, match="no test directory"):
+        asyncio.run(prepare(str(src), tmp_path / "out"))
+
+
+def _result(folder: Path, entrant: str, task: str, rate: float) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{entrant}-{task}.json").write_text(json.dumps(
+        {"game": "commit0", "schema": 1, "task": task, "entrant": entrant, "pass_rate": rate}))
+
+
+def test_table_means_over_every_task(tmp_path: Path) -> None:
+    _result(tmp_path, "alice", "textkit", 1.0)
+    _result(tmp_path, "alice", "cachetools", 0.5)
+    _result(tmp_path, "bob", "textkit", 0.9)
+    rows = commit0_table(load_records(tmp_path))
+    assert [(r.entrant, r.mean_pass_rate, r.tasks_scored) for r in rows] == [
+        ("alice", 0.75, 2), ("bob", 0.45, 1)]
+    assert rows[1].per_task == {"cachetools": None, "textkit": 0.9}
+    _result(tmp_path / "again", "bob", "textkit", 0.1)
+    with pytest.raises(ResultError, match="bob on textkit is also in"):
+        commit0_table(load_records(tmp_path))
+
+
+def test_cli_scores_the_skeleton_zero_and_tabulates(task: Commit0Task, tmp_path: Path) -> None:
+    out = tmp_path / "results" / "skeleton.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "cogolf", "commit0", "score", str(task.root), str(task.skeleton),
+         "--entrant", "skeleton", "--no-quality", "--out", str(out)],
+        capture_output=True, text=True, cwd=REPO, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    assert data["status"] == "ok" and data["passed"] == 0 and data["pass_rate"] == 0.0
+    assert set(data["not_passed"].values()) == {"failed"}  # every stub raised
+    table = subprocess.run([sys.executable, "-m", "cogolf", "commit0", "table",
+                            str(tmp_path / "results")], capture_output=True, text=True,
+                           cwd=REPO, timeout=60, check=False)
+    assert table.stdout.splitlines()[1].split("\t") == ["skeleton", "0.000", "0.000"]
