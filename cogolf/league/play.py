@@ -17,7 +17,6 @@ from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.deck import DeckError, load
 from cogolf.league.jobs import MatchJob
 
-
 CONNECT_TIMEOUT = 30.0  # seconds for both bot processes to connect
 
 
