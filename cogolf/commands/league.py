@@ -17,6 +17,7 @@ from cogolf.league.ray_executor import RayAttempt, RayUnavailable
 from cogolf.league.resume import VerifyUnavailable
 from cogolf.league.runner import RunOptions, run_night
 from cogolf.league.schedule import schedule
+from cogolf.league.solo_plan import solo_plan
 from cogolf.league.table import render
 from cogolf.logs import configure
 from cogolf.replay import ReplayError
@@ -47,7 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Matches whose complete replay already exists, matches the night and verifies "
             "(every hole re-resolved) are kept, so running a night again resumes it. "
             "A match whose infrastructure fails twice is recorded as void and not scored. "
-            "Exit status: 0, 1 when some match is void, 2 for a bad night file, "
+            "Then the night's solo games ([golf], [commit0], [project] sections) are played "
+            "for every entrant with a submission path, each result written under "
+            "REPLAYS/<night>/<game>/ and kept on the next run. "
+            "Exit status: 0, 1 when some match or solo result is void, 2 for a bad night file, "
             "3 when the sandbox or Ray cannot start."
         ),
     )
@@ -76,8 +80,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="recompute a night's standings from its replay folder",
         description=(
             "Read every replay (and void marker) in DIR and write the standings: "
-            "table, head-to-head margins and Bradley-Terry ratings anchored at literalist = 1000. "
-            "The same replays always give byte-identical standings.json."
+            "table, head-to-head margins and Bradley-Terry ratings anchored at literalist = 1000; "
+            "the solo games' tables (golf per course and combined, Commit-0 mean pass rate, "
+            "project points per task) from DIR/golf, DIR/commit0 and DIR/project; and the "
+            "combined table: entrants with a result in every game, ranked by their mean "
+            "per-game rank. The same folder always gives byte-identical standings.json."
         ),
     )
     st.add_argument("replays", type=Path, metavar="DIR", help="e.g. replays/example/")
@@ -201,7 +208,11 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"\n  standings: {result.standings_path}", file=sys.stderr)
     if result.skipped:
         print(f"  resumed: {len(result.skipped)} matches already played", file=sys.stderr)
-    return 1 if result.void else 0
+    solo = result.solo
+    if solo.played or solo.skipped or solo.void:
+        print(f"  solo results: {len(solo.played)} played, {len(solo.skipped)} kept, "
+              f"{len(solo.void)} void", file=sys.stderr)
+    return 1 if result.void or solo.void else 0
 
 
 def standings_command(args: argparse.Namespace) -> int:
@@ -229,6 +240,11 @@ def check_command(args: argparse.Namespace) -> int:
     )
     for job in jobs:
         print(f"  round {job.round:2d}  {job.match_id}  seed {job.seed}")
+    plan = solo_plan(night)
+    if plan.games:
+        print(f"solo games: {', '.join(plan.games)}, {len(plan.jobs)} results")
+        for solo_job in plan.jobs:
+            print(f"  {solo_job.label}  <- {solo_job.submission}")
     return 0
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.deck import Deck, DeckError, load
 from cogolf.league.night import Night
+from cogolf.league.solo_plan import solo_plan
 
 
 def load_night_deck(night: Night) -> Deck:
@@ -39,4 +40,5 @@ def check_night(night: Night) -> Deck:
     """Everything `league run` needs before it starts; returns the loaded deck."""
     deck = load_night_deck(night)
     check_entrants(night)
+    solo_plan(night)  # solo tasks load, submissions exist, toolchains run
     return deck

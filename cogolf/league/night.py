@@ -13,15 +13,23 @@ import os
 import re
 import shlex
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cogolf.bots.policy import builtin_names
 from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES
 from cogolf.engine import rules
+from cogolf.league.night_solo import (
+    SOLO_GAMES,
+    SoloGames,
+    parse_solo,
+    submission_path,
+    submission_template,
+)
+from cogolf.league.nightfields import NightError, Reader, error, kind, resolve
 from cogolf.league.tomllines import Path as KeyPath
-from cogolf.league.tomllines import key_lines, line_of
+from cogolf.league.tomllines import key_lines
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$")
 MIN_ENTRANTS = 2
@@ -46,12 +54,9 @@ TOP_LEVEL_FIELDS = (
     "parallel",
     "address",
     "entrant",
+    *SOLO_GAMES,
 )
-ENTRANT_FIELDS = ("name", "policy", "command")
-
-
-class NightError(ValueError):
-    """A night file that cannot be used; the message names the file, line and field."""
+ENTRANT_FIELDS = ("name", "policy", "command", *SOLO_GAMES)
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,14 @@ class Entrant:
     policy: str | None  # a policy reference, `file.py` paths made absolute
     command: tuple[str, ...] | None  # argv of a bot process; `{url}` is the seat URL
     line: int  # where its [[entrant]] table starts
+    # Path templates of its solo-game submissions, relative to the night file.
+    golf: str | None = None
+    commit0: str | None = None
+    project: str | None = None
+
+    def template(self, game: str) -> str | None:
+        value: str | None = getattr(self, game)
+        return value
 
 
 @dataclass(frozen=True)
@@ -78,90 +91,24 @@ class Night:
     parallel: int
     address: str | None
     lines: dict[KeyPath, int]  # where each field was written, for later errors
+    solo: SoloGames = field(default_factory=SoloGames)
 
     def error(self, path: KeyPath, problem: str) -> NightError:
-        return _error(self.path, self.lines, path, problem)
+        return error(self.path, self.lines, path, problem)
 
-
-def _field_name(path: KeyPath) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out
-
-
-def _error(file: Path, lines: dict[KeyPath, int], path: KeyPath, problem: str) -> NightError:
-    line = line_of(lines, path)
-    where = f"{file}:{line}" if line is not None else str(file)
-    return NightError(f"{where}: {_field_name(path)}: {problem}" if path else f"{where}: {problem}")
+    def submission(self, entrant: Entrant, game: str, **fields: str | int) -> Path | None:
+        """Where `entrant` keeps its submission for one course, task or attempt of `game`."""
+        template = entrant.template(game)
+        if template is None:
+            return None
+        return submission_path(self.path.parent, template, **fields)
 
 
 def default_parallel() -> int:
     return os.cpu_count() or 1
 
 
-class _Reader:
-    """Typed access to one table of the document, raising errors that point at the field."""
-
-    def __init__(self, file: Path, lines: dict[KeyPath, int], table: dict[str, Any], at: KeyPath):
-        self.file, self.lines, self.table, self.at = file, lines, table, at
-
-    def fail(self, key: str | None, problem: str) -> NightError:
-        path = (*self.at, key) if key is not None else self.at
-        return _error(self.file, self.lines, path, problem)
-
-    def check_known(self, known: tuple[str, ...]) -> None:
-        for key in self.table:
-            if key not in known:
-                raise self.fail(key, f"unknown field (expected one of: {', '.join(known)})")
-
-    def string(self, key: str, default: str | None = None, *, required: bool = False) -> str | None:
-        if key not in self.table:
-            if required:
-                raise self.fail(None, f"missing required field {key!r}")
-            return default
-        value = self.table[key]
-        if not isinstance(value, str):
-            raise self.fail(key, f"must be a string, got {_kind(value)}")
-        return value
-
-    def integer(self, key: str, default: int, low: int, high: int) -> int:
-        if key not in self.table:
-            return default
-        value = self.table[key]
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(key, f"must be an integer, got {_kind(value)}")
-        if not low <= value <= high:
-            raise self.fail(key, f"must be between {low} and {high}, got {value}")
-        return value
-
-    def number(self, key: str, default: float, high: float) -> float:
-        if key not in self.table:
-            return default
-        value = self.table[key]
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.fail(key, f"must be a number of seconds, got {_kind(value)}")
-        if not 0 < value <= high:
-            raise self.fail(key, f"must be more than 0 and at most {high:g}, got {value}")
-        return float(value)
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        return "an array"
-    return f"{type(value).__name__} {value!r}"
-
-
-def _resolve(base: Path, text: str) -> Path:
-    path = Path(text).expanduser()
-    return path if path.is_absolute() else (base / path)
-
-
-def _policy_ref(reader: _Reader, base: Path, ref: str) -> str:
+def _policy_ref(reader: Reader, base: Path, ref: str) -> str:
     """Check the shape of a policy reference and anchor `file.py` paths at the night file."""
     if ref in builtin_names():
         return ref
@@ -173,7 +120,7 @@ def _policy_ref(reader: _Reader, base: Path, ref: str) -> str:
             "'path/to/file.py:name' or 'module:name'",
         )
     if target.endswith(".py"):
-        path = _resolve(base, target)
+        path = resolve(base, target)
         if not path.is_file():
             raise reader.fail("policy", f"no file {target} (looked for {path})")
         return f"{path.resolve()}:{attr}"
@@ -182,7 +129,7 @@ def _policy_ref(reader: _Reader, base: Path, ref: str) -> str:
     return ref
 
 
-def _command(reader: _Reader, value: Any) -> tuple[str, ...]:
+def _command(reader: Reader, value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         try:
             argv = shlex.split(value)
@@ -191,17 +138,19 @@ def _command(reader: _Reader, value: Any) -> tuple[str, ...]:
     elif isinstance(value, list) and all(isinstance(v, str) for v in value):
         argv = list(value)
     else:
-        raise reader.fail("command", f"must be a string or an array of strings, got {_kind(value)}")
+        raise reader.fail("command", f"must be a string or an array of strings, got {kind(value)}")
     if not argv or not argv[0]:
         raise reader.fail("command", "is empty")
     return tuple(argv)
 
 
-def _entrant(file: Path, lines: dict[KeyPath, int], base: Path, idx: int, table: Any) -> Entrant:
+def _entrant(
+    file: Path, lines: dict[KeyPath, int], base: Path, idx: int, table: Any, solo: SoloGames
+) -> Entrant:
     at: KeyPath = ("entrant", idx)
     if not isinstance(table, dict):
-        raise _error(file, lines, at, "must be a table ([[entrant]])")
-    r = _Reader(file, lines, table, at)
+        raise error(file, lines, at, "must be a table ([[entrant]])")
+    r = Reader(file, lines, table, at)
     r.check_known(ENTRANT_FIELDS)
     name = r.string("name", required=True)
     assert name is not None
@@ -220,7 +169,15 @@ def _entrant(file: Path, lines: dict[KeyPath, int], base: Path, idx: int, table:
         policy = _policy_ref(r, base, ref)
     else:
         command = _command(r, table["command"])
-    return Entrant(name=name, policy=policy, command=command, line=lines.get(at, 0))
+    return Entrant(
+        name=name,
+        policy=policy,
+        command=command,
+        line=lines.get(at, 0),
+        golf=submission_template(r, "golf", solo),
+        commit0=submission_template(r, "commit0", solo),
+        project=submission_template(r, "project", solo),
+    )
 
 
 def parse_night(path: Path, text: str | None = None) -> Night:
@@ -239,7 +196,7 @@ def parse_night(path: Path, text: str | None = None) -> Night:
         raise NightError(f"{path}: not valid TOML: {exc}") from None
     lines = key_lines(text)
     base = path.parent
-    r = _Reader(path, lines, doc, ())
+    r = Reader(path, lines, doc, ())
     r.check_known(TOP_LEVEL_FIELDS)
     name = r.string("name", required=True)
     assert name is not None
@@ -257,8 +214,8 @@ def parse_night(path: Path, text: str | None = None) -> Night:
     match_deadline = r.number("match_deadline", 1800.0, MAX_MATCH_DEADLINE)
     deck_text = r.string("deck")
     refs_text = r.string("references")
-    deck = _resolve(base, deck_text) if deck_text is not None else DEFAULT_DECK
-    references = _resolve(base, refs_text) if refs_text is not None else DEFAULT_REFERENCES
+    deck = resolve(base, deck_text) if deck_text is not None else DEFAULT_DECK
+    references = resolve(base, refs_text) if refs_text is not None else DEFAULT_REFERENCES
     if deck_text is not None and refs_text is None:
         raise r.fail("deck", "a custom deck needs 'references' (the hidden half of the pack) too")
     for key, where in (("deck", deck), ("references", references)):
@@ -274,6 +231,7 @@ def parse_night(path: Path, text: str | None = None) -> Night:
     if address is not None and executor != "ray":
         raise r.fail("address", 'only used with executor = "ray"')
 
+    solo = parse_solo(path, lines, doc)
     raw = doc.get("entrant")
     if raw is None:
         raise r.fail(None, f"no entrants: add at least {MIN_ENTRANTS} [[entrant]] tables")
@@ -286,9 +244,9 @@ def parse_night(path: Path, text: str | None = None) -> Night:
     entrants: list[Entrant] = []
     seen: dict[str, int] = {}
     for idx, table in enumerate(raw):
-        e = _entrant(path, lines, base, idx, table)
+        e = _entrant(path, lines, base, idx, table, solo)
         if e.name in seen:
-            raise _error(
+            raise error(
                 path,
                 lines,
                 ("entrant", idx, "name"),
@@ -311,4 +269,5 @@ def parse_night(path: Path, text: str | None = None) -> Night:
         parallel=parallel,
         address=address,
         lines=lines,
+        solo=solo,
     )

@@ -12,6 +12,7 @@ from typing import Any
 
 from cogolf.league import ratings
 from cogolf.league.records import read_night_dir
+from cogolf.league.solo_files import read_solo
 from cogolf.league.standings import compute, to_json
 
 STANDINGS_NAME = "standings.json"
@@ -20,7 +21,10 @@ STANDINGS_NAME = "standings.json"
 def standings_for_dir(
     replays_dir: Path, anchor: str | None = None, *, samples: int = ratings.BOOTSTRAP_SAMPLES
 ) -> dict[str, Any]:
-    return compute(read_night_dir(replays_dir), anchor, samples=samples)
+    """Everything comes from the folder: replays, void markers, manifest, solo results."""
+    records = read_night_dir(replays_dir)
+    solo = read_solo(Path(replays_dir), records.night)
+    return compute(records, anchor, samples=samples, solo=solo)
 
 
 def write_standings(doc: dict[str, Any], path: Path) -> Path:

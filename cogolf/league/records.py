@@ -37,6 +37,16 @@ class VoidMarker(msgspec.Struct, kw_only=True):
 class ManifestEntrant(msgspec.Struct, kw_only=True):
     name: str
     kind: str  # "policy" or "command"
+    solo: list[str] = []  # the solo games it has submissions for
+
+
+class ManifestSolo(msgspec.Struct, kw_only=True):
+    """The solo games of the night, so the combined table knows what "every game" means."""
+
+    golf_courses: list[str] = []
+    commit0_tasks: list[str] = []
+    project_tasks: list[str] = []
+    project_attempts: int = 0
 
 
 class Manifest(msgspec.Struct, kw_only=True):
@@ -49,6 +59,7 @@ class Manifest(msgspec.Struct, kw_only=True):
     anchor: str
     entrants: list[ManifestEntrant]
     matches: list[str]
+    solo: ManifestSolo | None = None  # absent in nights without solo games
 
 
 @dataclass(frozen=True)

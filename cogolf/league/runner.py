@@ -4,7 +4,9 @@ The night's folder is the whole truth: a manifest (who was entered, what was
 scheduled), one replay per played match and a marker per void match. Running
 the same night again reads that folder, keeps every finished replay that matches
 its job and plays only the rest, so an interrupted night resumes where it
-stopped. Void matches are played again on the next run.
+stopped. Void matches are played again on the next run. After the matches come
+the night's solo games (`solo_run`), resumable the same way; they run on this
+machine whatever the executor.
 """
 
 from __future__ import annotations
@@ -25,9 +27,18 @@ from cogolf.league.play import play_match
 from cogolf.league.progress import Progress
 from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
 from cogolf.league.ratings import BOOTSTRAP_SAMPLES
-from cogolf.league.records import MANIFEST_NAME, VOID_SUFFIX, Manifest, ManifestEntrant, VoidMarker
+from cogolf.league.records import (
+    MANIFEST_NAME,
+    VOID_SUFFIX,
+    Manifest,
+    ManifestEntrant,
+    ManifestSolo,
+    VoidMarker,
+)
 from cogolf.league.resume import verified_results
 from cogolf.league.schedule import schedule
+from cogolf.league.solo_plan import SoloPlan, solo_plan
+from cogolf.league.solo_run import SoloRun, run_solo
 from cogolf.league.standings import DEFAULT_ANCHOR
 
 log = structlog.get_logger("cogolf.league")
@@ -53,6 +64,7 @@ class NightRun:
     standings_path: Path
     replays_dir: Path
     void: list[str] = field(default_factory=list)
+    solo: SoloRun = field(default_factory=SoloRun)
 
 
 def anchor_for(night: Night) -> str:
@@ -63,16 +75,29 @@ def anchor_for(night: Night) -> str:
     return DEFAULT_ANCHOR
 
 
-def manifest_for(night: Night, jobs: list[MatchJob]) -> Manifest:
+def manifest_for(night: Night, jobs: list[MatchJob], plan: SoloPlan | None = None) -> Manifest:
+    solo = None
+    if plan is not None and plan.games:
+        solo = ManifestSolo(
+            golf_courses=list(plan.golf_courses),
+            commit0_tasks=[s.name for s in plan.commit0],
+            project_tasks=[t.name for t in plan.project],
+            project_attempts=plan.project_attempts,
+        )
     return Manifest(
         name=night.name,
         seed=night.seed,
         anchor=anchor_for(night),
         entrants=[
-            ManifestEntrant(name=e.name, kind="policy" if e.policy is not None else "command")
+            ManifestEntrant(
+                name=e.name,
+                kind="policy" if e.policy is not None else "command",
+                solo=[g for g in ("golf", "commit0", "project") if e.template(g) is not None],
+            )
             for e in night.entrants
         ],
         matches=sorted(j.match_id for j in jobs),
+        solo=solo,
     )
 
 
@@ -104,9 +129,10 @@ async def run_night(
         sandbox=options.sandbox,
         accept_weak_sandbox=options.accept_weak_sandbox,
     )
+    plan = solo_plan(night)
     replays_dir = options.replays_root / night.name
     replays_dir.mkdir(parents=True, exist_ok=True)
-    _write_json(replays_dir / MANIFEST_NAME, manifest_for(night, jobs))
+    _write_json(replays_dir / MANIFEST_NAME, manifest_for(night, jobs, plan))
 
     parallel = in_flight or options.parallel or night.parallel
     progress = Progress(len(jobs), progress_stream)
@@ -148,8 +174,17 @@ async def run_night(
             marker.unlink(missing_ok=True)
 
     outcomes = await run_jobs(todo, replays_dir, attempt=attempt, parallel=parallel, on_done=done)
+
+    def report(line: str) -> None:
+        progress_stream.write(line + "\n")
+        progress_stream.flush()
+
+    solo = await run_solo(
+        night, plan, replays_dir, parallel=options.parallel or night.parallel, report=report
+    )
     doc = await asyncio.to_thread(standings_for_dir, replays_dir, None, samples=options.samples)
     path = write_standings(doc, default_standings_path(options.league_root, night.name))
     void = sorted(mid for mid, o in outcomes.items() if o.void_cause is not None)
-    log.info("night_end", night=night.name, played=len(outcomes) - len(void), void=len(void))
-    return NightRun(jobs, skipped, outcomes, doc, path, replays_dir, void)
+    log.info("night_end", night=night.name, played=len(outcomes) - len(void), void=len(void),
+             solo_played=len(solo.played), solo_void=len(solo.void))
+    return NightRun(jobs, skipped, outcomes, doc, path, replays_dir, void, solo)

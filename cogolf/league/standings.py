@@ -3,8 +3,9 @@
 One document holds everything (`standings.json`): the per-entrant table, the
 head-to-head margins, the ratings, the void and unplayed matches. Every list is
 sorted by a key that does not depend on the order the files were read in, and
-every float is rounded, so the same replays give byte-identical JSON. Games
-other than Cogolf add their own tables beside this one under `games`.
+every float is rounded, so the same replays give byte-identical JSON. The
+solo games of the night (golf, Commit-0, project) add their own tables beside
+this one under `games`, and `combined` ranks entrants across all of them.
 """
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cogolf.league import ratings as bt
+from cogolf.league.combined import combined_table
 from cogolf.league.records import NightRecords, Played
+from cogolf.league.solo_files import SoloRecords
+from cogolf.league.solo_standings import solo_tables
 
 STANDINGS_FORMAT = "cogolf-standings"
-STANDINGS_VERSION = 1
+STANDINGS_VERSION = 2  # 2: solo games and the combined table
 GAME = "cogolf"
 WIN_POINTS = 3
 DRAW_POINTS = 1
@@ -211,6 +215,7 @@ def compute(
     anchor: str | None = None,
     *,
     samples: int = bt.BOOTSTRAP_SAMPLES,
+    solo: SoloRecords | None = None,
 ) -> dict[str, Any]:
     """The standings document. `anchor` defaults to the manifest's, then `literalist`."""
     if anchor is None:
@@ -251,12 +256,22 @@ def compute(
             for p in played
         ],
     }
+    problems = [*records.problems, *(solo.problems if solo is not None else [])]
+    tables = solo_tables(solo or SoloRecords(), records.manifest, problems)
+    keys = {GAME: {r["name"]: (float(r["rank"]),) for r in table if r["matches"]}}
+    keys.update({game: t.keys for game, t in tables.items()})
+    everyone = set(names)
+    for t in tables.values():
+        everyone.update(t.keys)
+        for rows in (t.doc.get("table", []), t.doc.get("combined", [])):
+            everyone.update(row["entrant"] for row in rows)
     return {
         "format": STANDINGS_FORMAT,
         "format_version": STANDINGS_VERSION,
         "night": records.night,
-        "problems": sorted(records.problems),
-        "games": {GAME: cogolf},
+        "problems": sorted(problems),
+        "games": {GAME: cogolf, **{game: t.doc for game, t in tables.items()}},
+        "combined": combined_table([GAME, *tables], keys, sorted(everyone)),
     }
 
 

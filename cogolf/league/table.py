@@ -6,25 +6,13 @@ one printed later from `standings.json` are the same.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
+from cogolf.league.grid import grid as _grid
+from cogolf.league.solo_table import render_solo
 from cogolf.text import clip
 
 NAME_WIDTH = 20
-
-
-def _grid(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> list[str]:
-    """Columns padded to their widest cell; the first `left` columns left-aligned."""
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
-
-    def fmt(cells: Sequence[str]) -> str:
-        return "  ".join(
-            c.ljust(w) if i < left else c.rjust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return [fmt(header), fmt(["-" * w for w in widths]), *(fmt(r) for r in rows)]
 
 
 def _signed(n: int) -> str:
@@ -114,6 +102,7 @@ def render(doc: dict[str, Any]) -> str:
         out += [f"  {v['match_id']}: {v['cause']}" for v in game["void"]]
     if counts["unplayed"]:
         out += ["", "Unplayed"] + [f"  {mid}" for mid in counts["unplayed"]]
+    out += render_solo(doc)
     if doc["problems"]:
         out += ["", "Problems (files not used)"] + [f"  {p}" for p in doc["problems"]]
     return "\n".join(out)

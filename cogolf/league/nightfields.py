@@ -1,0 +1,117 @@
+"""Typed, line-precise access to the fields of a night file.
+
+Shared by the Cogolf part of the night file (`night`) and its solo-game
+sections (`night_solo`), so every error reads the same way: file, line, the
+field's path (`entrant[2].policy`, counted from 0) and what is wrong.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cogolf.league.tomllines import Path as KeyPath
+from cogolf.league.tomllines import line_of
+
+
+class NightError(ValueError):
+    """A night file that cannot be used; the message names the file, line and field."""
+
+
+def field_name(path: KeyPath) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def error(file: Path, lines: dict[KeyPath, int], path: KeyPath, problem: str) -> NightError:
+    line = line_of(lines, path)
+    where = f"{file}:{line}" if line is not None else str(file)
+    return NightError(f"{where}: {field_name(path)}: {problem}" if path else f"{where}: {problem}")
+
+
+class Reader:
+    """Typed access to one table of the document, raising errors that point at the field."""
+
+    def __init__(self, file: Path, lines: dict[KeyPath, int], table: dict[str, Any], at: KeyPath):
+        self.file, self.lines, self.table, self.at = file, lines, table, at
+
+    def fail(self, key: str | None, problem: str) -> NightError:
+        path = (*self.at, key) if key is not None else self.at
+        return error(self.file, self.lines, path, problem)
+
+    def check_known(self, known: tuple[str, ...]) -> None:
+        for key in self.table:
+            if key not in known:
+                raise self.fail(key, f"unknown field (expected one of: {', '.join(known)})")
+
+    def string(self, key: str, default: str | None = None, *, required: bool = False) -> str | None:
+        if key not in self.table:
+            if required:
+                raise self.fail(None, f"missing required field {key!r}")
+            return default
+        value = self.table[key]
+        if not isinstance(value, str):
+            raise self.fail(key, f"must be a string, got {kind(value)}")
+        return value
+
+    def integer(self, key: str, default: int, low: int, high: int) -> int:
+        if key not in self.table:
+            return default
+        value = self.table[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(key, f"must be an integer, got {kind(value)}")
+        if not low <= value <= high:
+            raise self.fail(key, f"must be between {low} and {high}, got {value}")
+        return value
+
+    def number(self, key: str, default: float, high: float) -> float:
+        if key not in self.table:
+            return default
+        value = self.table[key]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(key, f"must be a number of seconds, got {kind(value)}")
+        if not 0 < value <= high:
+            raise self.fail(key, f"must be more than 0 and at most {high:g}, got {value}")
+        return float(value)
+
+    def boolean(self, key: str, default: bool) -> bool:
+        if key not in self.table:
+            return default
+        value = self.table[key]
+        if not isinstance(value, bool):
+            raise self.fail(key, f"must be true or false, got {kind(value)}")
+        return value
+
+    def string_list(self, key: str, *, required: bool = False) -> list[str]:
+        """A non-empty array of non-empty strings; an element's error names its index."""
+        if key not in self.table:
+            if required:
+                raise self.fail(None, f"missing required field {key!r}")
+            return []
+        value = self.table[key]
+        if not isinstance(value, list):
+            raise self.fail(key, f"must be an array of strings, got {kind(value)}")
+        if not value:
+            raise self.fail(key, "is empty")
+        for i, item in enumerate(value):
+            if not isinstance(item, str) or not item:
+                raise error(self.file, self.lines, (*self.at, key, i),
+                            f"must be a non-empty string, got {kind(item)}")
+        return list(value)
+
+
+def kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return f"{type(value).__name__} {value!r}"
+
+
+def resolve(base: Path, text: str) -> Path:
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else (base / path)
