@@ -57,7 +57,7 @@ def test_a_broken_reference_is_a_harness_fault_that_keeps_resolved_holes(tmp_pat
 def test_the_match_wall_budget_ends_with_deadline(tmp_path):
     slow = "tests/bots/misbehaving.py:by_hole"  # hole 2 hangs for 30 s
     config = MatchConfig(
-        holes=4, match_deadline_seconds=1.5, hole_deadline_seconds=5, retry_deadline_seconds=5
+        holes=4, match_deadline_seconds=4.0, hole_deadline_seconds=10, retry_deadline_seconds=10
     )
     path = tmp_path / "m.ndjson"
     result = play(DECK, config, path, make_sandbox("fork"), policies=("literalist", slow))
