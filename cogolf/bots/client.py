@@ -4,6 +4,11 @@ A bot must never be the reason its seat is played by the server's fallback, so
 the runtime keeps its own deadline: a policy that raises, hangs past the deadline
 or returns something the server would refuse is replaced, for that hole, by the
 literalist's play (or, for a spec the local deck does not know, a minimal play).
+
+Golf observations (`game: "golf"`) go to the same policy, which returns
+`{"source": ...}`. Golf's fallback is "no submission", so when the policy fails
+the runtime passes the hole at once (`source: null`), which the server scores
+exactly like a missed hole without waiting out the deadline and the retry.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from cogolf.bots.policy import Policy, complete_play
 from cogolf.bots.scripted import baseline_play
 from cogolf.deck import DEFAULT_DECK, DeckError, PublicDeck, load_public
-from cogolf.engine.intake import Accepted, accept, encode_play
+from cogolf.engine.intake import Accepted, Rejected, accept, encode_play
+from cogolf.golf.solo import accept_submission, as_submission
 
 log = structlog.get_logger("cogolf.bot")
 
@@ -47,7 +53,8 @@ class BotRuntime:
             return baseline_play(self.deck, key, "literalist")
         return dict(MINIMAL_PLAY)
 
-    async def _think(self, observation: dict[str, Any], hole: int, budget: float) -> str:
+    async def _ask(self, observation: dict[str, Any], budget: float) -> tuple[str, Any]:
+        """Run the policy on a thread: ("ok", value), ("raised", exc) or ("timeout", None)."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[Any] = loop.create_future()
 
@@ -59,10 +66,14 @@ class BotRuntime:
             loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
 
         threading.Thread(target=work, daemon=True, name="policy").start()
-        why = ""
         try:
-            status, value = await asyncio.wait_for(done, timeout=max(0.05, budget))
+            return await asyncio.wait_for(done, timeout=max(0.05, budget))
         except TimeoutError:
+            return "timeout", None
+
+    async def _think(self, observation: dict[str, Any], hole: int, budget: float) -> str:
+        status, value = await self._ask(observation, budget)
+        if status == "timeout":
             why = "policy missed the deadline"
         else:
             if status == "ok":
@@ -76,6 +87,24 @@ class BotRuntime:
         text = encode_play(complete_play(self._fallback(observation), hole))
         assert isinstance(text, str)
         return text
+
+    async def _think_golf(self, observation: dict[str, Any], hole: int, budget: float) -> str:
+        status, value = await self._ask(observation, budget)
+        if status == "ok":
+            text = encode_play(complete_play(as_submission(value), hole))
+            if isinstance(text, str):
+                verdict = accept_submission(text, hole)
+                if not isinstance(verdict, Rejected):
+                    return text
+                why = f"policy returned a submission the server would refuse: {verdict.message}"
+            else:
+                why = f"policy returned a submission the server would refuse: {text.message}"
+        elif status == "timeout":
+            why = "policy missed the deadline"
+        else:
+            why = f"policy raised {type(value).__name__}: {value}"
+        self.log.warning("policy_pass", hole=hole, why=why)
+        return json.dumps({"type": "submission", "hole": hole, "source": None})
 
     async def run(self, *, give_up_after: float = 120.0) -> int:
         """Play until `done`; returns a process exit code."""
@@ -118,12 +147,20 @@ class BotRuntime:
         elif kind == "observation":
             hole = msg.get("hole", 0)
             budget = float(msg.get("deadline_seconds", 1.0)) - SAFETY_MARGIN
-            text = await self._think(msg.get("observation", {}), hole, budget)
+            observation = msg.get("observation", {})
+            if isinstance(observation, dict) and observation.get("game") == "golf":
+                text = await self._think_golf(observation, hole, budget)
+            else:
+                text = await self._think(observation, hole, budget)
             await ws.send(text)
         elif kind == "error":
             self.log.warning("server_error", cause=msg.get("cause"), message=msg.get("message"))
         elif kind == "done":
             result = msg.get("result", {})
-            self.log.info("done", scores=result.get("scores"), reason=result.get("reason"))
+            self.log.info(
+                "done",
+                scores=result.get("scores", [result.get("score")]),
+                reason=result.get("reason"),
+            )
             return True
         return False

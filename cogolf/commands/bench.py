@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cogolf.commands import golf as golf_command
 from cogolf.logs import configure
 from cogolf.sandbox import MODES, make_sandbox
 from cogolf.sandbox.api import CallStatus, LoadStatus, Sandbox
@@ -307,6 +308,8 @@ BENCHMARKS: list[Benchmark] = [
               _server_arguments, _run_server),
     Benchmark("league", "an N-entrant night of instant scripted bots",
               _league_arguments, _run_league),
+    Benchmark("golf", "seconds to score a full 18-hole course per language (reference files)",
+              golf_command.add_bench_arguments, golf_command.run_bench),
 ]
 
 

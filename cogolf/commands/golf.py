@@ -6,22 +6,33 @@ import argparse
 import asyncio
 import json
 import sys
+import time
 from pathlib import Path
 
 import msgspec
 
-from cogolf.golf import leaderboard, tables
+from cogolf.bots.policy import PolicyError, builtin_names, load_policy
+from cogolf.golf import leaderboard, live, tables
 from cogolf.golf.bench import bench
 from cogolf.golf.courses import COURSES, get_course
 from cogolf.golf.holes import ROOT, GolfDataError, load_holes
 from cogolf.golf.play import SubmissionError, read_submissions, score_course
-from cogolf.golf.policy import PolicyError, load_policy
 from cogolf.golf.results import ResultError, check_model, new_result, read_results, write_result
 from cogolf.golf.runners.base import DEFAULT_LIMITS, RunLimits
-from cogolf.golf.session import play_solo
+from cogolf.golf.settings import GolfSettings
 from cogolf.golf.toolchains import ToolchainError
+from cogolf.golf.wire import (
+    DEFAULT_HOLE_DEADLINE_SECONDS,
+    DEFAULT_MODEL,
+    DEFAULT_RETRY_DEADLINE_SECONDS,
+    GolfConfig,
+)
+from cogolf.logs import configure
+from cogolf.server.play import BotStartError
+from cogolf.server.registry import MAX_DEADLINE, MIN_DEADLINE, RequestError
 
 DEFAULT_RESULTS = Path("results") / "golf"
+DEFAULT_REPLAYS = Path("replays")
 DEFAULT_SOLUTIONS = ROOT / "tests" / "golf" / "solutions"
 
 
@@ -41,15 +52,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(score)
     score.set_defaults(func=_score)
 
-    play = sub.add_parser("play", help="play a course as a live solo match with a policy",
-                          description="--bot FILE.py:NAME or MODULE:NAME: a function from an "
-                          "observation dict to {'source': ...}. (A websocket URL is not "
-                          "supported yet.)")
+    play = sub.add_parser(
+        "play", help="play a course as a live solo match over websockets",
+        description="One seat, 18 holes: per hole an observation (course, task, signature, "
+        "public tests), a reply {type: submission, hole, source}, deadlines, one retry, and "
+        "no submission (the full penalty) as the fallback. --bot FILE.py:NAME or MODULE:NAME "
+        "plays a policy (observation dict -> {'source': ...} or the source text) as a "
+        "separate `cogolf bot` process over real websockets on a loopback port. --bot wait "
+        "hosts the match on a free loopback port and waits for an external bot at the "
+        "printed seat URL; --bot ws://HOST:PORT does the same, listening on that address. "
+        "Writes DIR/<match_id>.ndjson and the result document.")
     _course_arg(play)
-    play.add_argument("--bot", required=True, metavar="POLICY")
+    play.add_argument("--bot", required=True, metavar="POLICY|wait|ws://HOST:PORT")
     play.add_argument("--model", help="name for the result (default: the policy reference)")
-    play.add_argument("--deadline", type=float, default=120.0, help="seconds per reply")
-    play.add_argument("--replay", type=Path, help="NDJSON replay file to write")
+    play.add_argument("--hole-deadline", type=float, default=DEFAULT_HOLE_DEADLINE_SECONDS,
+                      metavar="S", help="seconds per hole (default %(default)g)")
+    play.add_argument("--retry-deadline", type=float, default=DEFAULT_RETRY_DEADLINE_SECONDS,
+                      metavar="S", help="seconds for the retry (default %(default)g)")
+    play.add_argument("--connect-timeout", type=float, default=600.0, metavar="S",
+                      help="wait/ws://: seconds to wait for the bot (default %(default)g)")
+    play.add_argument("--match-id", help="default: golf-<course>-<timestamp>")
+    play.add_argument("--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR",
+                      help=f"folder for the NDJSON replay (default: {DEFAULT_REPLAYS})")
+    play.add_argument("--in-process", action="store_true",
+                      help="run the policy in this process instead of as a websocket bot")
+    play.add_argument("-v", "--verbose", action="store_true", help="log every hole to stderr")
     _common(play)
     play.set_defaults(func=_play)
 
@@ -120,27 +147,56 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    if "://" in args.bot:
-        return _fail("--bot: websocket URLs are not supported yet; "
-                     "give FILE.py:NAME or MODULE:NAME")
+    configure("info" if args.verbose else "warning")
     try:
-        policy = load_policy(args.bot)
-        model = check_model(args.model or args.bot)
-        holes = load_holes()
-        course = get_course(args.course)
-        limits = _limits(args)
-        runner = course.runner(limits)
-        results = asyncio.run(play_solo(course, holes, policy, runner, limits, model=model,
-                                        deadline_seconds=args.deadline, replay=args.replay))
-        doc = new_result(model, course.name, holes.version, results)
-        path = write_result(args.results, doc)
-    except (PolicyError, GolfDataError, ResultError, ToolchainError, ValueError) as exc:
+        listen = live.parse_listen(args.bot)
+        if listen is None:
+            if args.bot in builtin_names():
+                return _fail(f"--bot {args.bot}: a Cogolf policy; golf needs FILE.py:NAME, "
+                             "MODULE:NAME, wait or ws://HOST:PORT")
+            policy = load_policy(args.bot)  # fail here, not in the bot process
+        elif args.in_process:
+            return _fail("--in-process needs a policy, not wait or a ws:// address")
+        model = check_model(args.model or (args.bot if listen is None else DEFAULT_MODEL))
+        get_course(args.course).runner(_limits(args))  # a missing toolchain fails before play
+        for name in ("hole_deadline", "retry_deadline"):
+            if not MIN_DEADLINE <= getattr(args, name) <= MAX_DEADLINE:
+                return _fail(f"--{name.replace('_', '-')}: between {MIN_DEADLINE} and "
+                             f"{MAX_DEADLINE} seconds")
+    except (PolicyError, live.BotAddressError, ResultError, ToolchainError, ValueError) as exc:
         return _fail(str(exc))
-    print(tables.hole_table(results))
-    print(f"\n{course.name}: score {doc.totals.score:.2f}; result: {path}")
-    if args.replay:
-        print(f"replay: {args.replay}")
-    return 0
+    limits = _limits(args)
+    config = GolfConfig(course=args.course, model=model,
+                        hole_deadline_seconds=args.hole_deadline,
+                        retry_deadline_seconds=args.retry_deadline,
+                        per_test_seconds=limits.per_test_seconds,
+                        per_hole_seconds=limits.per_hole_seconds)
+    settings = GolfSettings(results_dir=args.results, limits=limits)
+    match_id = args.match_id or f"golf-{args.course}-{time.strftime('%Y%m%d-%H%M%S')}"
+    try:
+        if listen is not None:
+            played = asyncio.run(live.host_and_wait(
+                config, listen, settings, args.replays, lambda line: print(line, flush=True),
+                match_id=match_id, connect_timeout=args.connect_timeout))
+        elif args.in_process:
+            played = asyncio.run(live.play_in_process(config, policy, settings, args.replays,
+                                                      match_id))
+        else:
+            played = asyncio.run(live.play_with_bot_process(config, args.bot, settings,
+                                                            args.replays, match_id=match_id))
+    except (BotStartError, RequestError, OSError) as exc:
+        return _fail(str(exc))
+    result = played.result
+    if result is None:
+        return _fail(f"the match did not finish; replay: {played.replay_path}")
+    if result.document is not None:
+        print(tables.hole_table(result.document.holes))
+    print(f"\n{result.course}: score {result.score:.2f}, holes played {result.holes_played}, "
+          f"end: {result.reason}")
+    if result.result_file:
+        print(f"result: {result.result_file}")
+    print(f"replay: {played.replay_path}")
+    return 0 if result.reason == "complete" else 1
 
 
 def _leaderboard(args: argparse.Namespace) -> int:

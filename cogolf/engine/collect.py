@@ -6,13 +6,22 @@ with effects to carry out (send this observation or reply, play the fallback).
 Every hole ends with a final play for both seats: a seat that misses its
 deadline, or answers malformed or oversize, gets the same observation again with
 `retry`; a seat that fails the retry too is played by the fallback.
+
+The seat count and the intake are parameters: a Cogolf hole has two seats and
+the Cogolf intake; a solo golf hole has one seat and the golf intake. Anything
+the intake returns that is not a `Rejected` is the accepted submission.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from cogolf.engine.intake import Accepted, Rejected, accept
+
+# Validates one raw message for the open hole: the accepted submission, or why not.
+Intake = Callable[[str | bytes, int], Any]
 
 
 @dataclass(frozen=True)
@@ -25,7 +34,7 @@ class Observe:
 @dataclass(frozen=True)
 class Acknowledge:
     slot: int
-    accepted: Accepted
+    accepted: Accepted | Any  # whatever the collector's intake accepted
 
 
 @dataclass(frozen=True)
@@ -48,7 +57,7 @@ Effect = Observe | Acknowledge | Refuse | PlayFallback
 class SeatAttempts:
     attempt: int = 1  # 1, then 2 for the retry
     deadline: float = 0.0
-    accepted: Accepted | None = None
+    accepted: Accepted | Any | None = None
     fallback_cause: str | None = None
     errors: list[str] = field(default_factory=list)
     wrong_hole: int = 0
@@ -67,23 +76,25 @@ class HoleCollector:
         now: float,
         hole_deadline: float,
         retry_deadline: float,
-        connected: tuple[bool, bool] = (True, True),
-        absent: tuple[bool, bool] = (False, False),
+        connected: tuple[bool, ...] = (True, True),
+        absent: tuple[bool, ...] | None = None,
+        intake: Intake = accept,
     ) -> None:
-        """`absent` marks a seat that never connected to this match: it is played by the
-        fallback at once rather than after a deadline nobody can meet."""
+        """One seat per entry of `connected`. `absent` marks a seat that never connected
+        to this match: it is played by the fallback at once rather than after a deadline
+        nobody can meet."""
         self.hole = hole
         self.hole_deadline = hole_deadline
         self.retry_deadline = retry_deadline
-        self.seats = [
-            SeatAttempts(deadline=now + hole_deadline, connected=connected[0]),
-            SeatAttempts(deadline=now + hole_deadline, connected=connected[1]),
-        ]
-        self.absent = absent
+        self.seats = [SeatAttempts(deadline=now + hole_deadline, connected=c) for c in connected]
+        self.absent = absent if absent is not None else (False,) * len(self.seats)
+        if len(self.absent) != len(self.seats):
+            raise ValueError("absent must have one entry per seat")
+        self.intake = intake
 
     def open(self) -> list[Effect]:
         effects: list[Effect] = []
-        for slot in (0, 1):
+        for slot in range(len(self.seats)):
             if self.absent[slot]:
                 self.seats[slot].fallback_cause = "disconnected"
                 self.seats[slot].errors.append("disconnected: the seat never connected")
@@ -111,13 +122,13 @@ class HoleCollector:
         self.seats[slot].connected = connected
 
     def receive(self, slot: int, raw: str | bytes, now: float) -> list[Effect]:
-        return self._handle(slot, accept(raw, self.hole), now)
+        return self._handle(slot, self.intake(raw, self.hole), now)
 
     def reject(self, slot: int, rejected: Rejected, now: float) -> list[Effect]:
         """A failure found by the transport (a frame over the size cap, a policy that crashed)."""
         return self._handle(slot, rejected, now)
 
-    def _handle(self, slot: int, result: Accepted | Rejected, now: float) -> list[Effect]:
+    def _handle(self, slot: int, result: Accepted | Any, now: float) -> list[Effect]:
         seat = self.seats[slot]
         if seat.final:
             seat.late += 1
@@ -129,7 +140,7 @@ class HoleCollector:
             else:
                 late = Rejected("late", f"hole {self.hole}: {why}; ignored")
             return [Refuse(slot, late, False)]
-        if isinstance(result, Accepted):
+        if not isinstance(result, Rejected):
             seat.accepted = result
             return [Acknowledge(slot, result)]
         if result.cause == "wrong_hole":

@@ -1,126 +1,135 @@
-"""The pure core of a live solo golf match: observations, submissions, verdicts.
+"""The pure pieces of a live solo golf hole: what the seat is told, what it may answer.
 
-No I/O and no clock of its own: the driver asks for the next observation, hands
-back what the seat replied (or that the deadline passed, with `now` supplied), and
-gets a decision. A malformed reply earns one retry with the error text; a second
-one, or a missed deadline, falls back to no submission for that hole.
+No I/O and no clock: the deadlines, the one retry and the fallback (no
+submission) come from the engine's hole collector, which is handed
+`accept_submission` as its intake; the golf driver carries out the effects.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass
 from typing import Any
 
-from cogolf import text
+import msgspec
+
+from cogolf.engine import rules
+from cogolf.engine.intake import Rejected, message_size
 from cogolf.golf.courses import Course
-from cogolf.golf.holes import Hole, HoleSet
+from cogolf.golf.holes import Hole
 from cogolf.golf.play import MAX_SUBMISSION_BYTES
 from cogolf.golf.runners.base import RunLimits
+from cogolf.golf.types import RUST_EDITION
+from cogolf.golf.wire import (
+    GolfObservationBody,
+    GolfRules,
+    GolfSubmission,
+    GolfTask,
+    PublicTest,
+)
 
-RETRIES_PER_HOLE = 1
-DEFAULT_DEADLINE_SECONDS = 120.0
+_LANGUAGES = {"python": "Python 3", "racket": "Racket", "rust": f"Rust (edition {RUST_EDITION})"}
+
+
+def golf_rules(course: Course, limits: RunLimits) -> GolfRules:
+    return GolfRules(
+        language=_LANGUAGES.get(course.name, course.name),
+        contract=course.contract,
+        file_extension=course.extension,
+        max_source_bytes=MAX_SUBMISSION_BYTES,
+        per_test_seconds=limits.per_test_seconds,
+        per_hole_seconds=limits.per_hole_seconds,
+        compile_seconds=limits.compile_seconds,
+        memory_bytes=limits.memory_bytes,
+    )
 
 
 def observation(
-    course: Course, hole: Hole, index: int, total: int, limits: RunLimits, deadline: float,
-    *, error: str = "",
-) -> dict[str, Any]:
-    obs: dict[str, Any] = {
-        "type": "golf_hole",
-        "course": course.name,
-        "hole": hole.key,
-        "index": index,
-        "of": total,
-        "title": hole.title,
-        "difficulty": hole.difficulty,
-        "task": hole.description,
-        "signature": course.signature(hole),
-        "contract": course.contract,
-        "file_name": course.file_name(hole.key),
-        "public_tests": [{"args": list(t.args), "expect": t.expect} for t in hole.public],
-        "penalty": hole.penalty,
-        "limits": {
-            "per_test_seconds": limits.per_test_seconds,
-            "per_hole_seconds": limits.per_hole_seconds,
-            "max_bytes": MAX_SUBMISSION_BYTES,
-        },
-        "deadline_seconds": deadline,
-    }
-    if error:
-        obs["error"] = error
-    return obs
+    course: Course, hole: Hole, number: int, total: int, limits: RunLimits, score: float
+) -> GolfObservationBody:
+    """The prompt of hole `number` (1-based); public tests only, never the private ones."""
+    return GolfObservationBody(
+        course=course.name,
+        hole=number,
+        holes=total,
+        task=GolfTask(
+            key=hole.key,
+            title=hole.title,
+            difficulty=hole.difficulty,
+            description=hole.description,
+            signature=course.signature(hole),
+            public_tests=[PublicTest(list(t.args), t.expect) for t in hole.public],
+            penalty=hole.penalty,
+            file_name=course.file_name(hole.key),
+        ),
+        contract=course.contract,
+        score=round(score, 2),
+        rules=golf_rules(course, limits),
+    )
 
 
-class BadSubmission(ValueError):
-    """A reply that is not a submission; the message names the field."""
+@dataclass(frozen=True)
+class AcceptedSource:
+    """A valid submission: the file's bytes, or None when the seat passed the hole."""
+
+    hole: int
+    source: bytes | None
 
 
-def parse_submission(reply: Any) -> bytes:
-    """A submission is {"source": "<file text>"}; the text is kept byte for byte."""
-    if not isinstance(reply, dict):
-        raise BadSubmission(
-            f"$: expected an object with a source field, got {type(reply).__name__}"
+def as_submission(value: Any) -> Any:
+    """A policy may return the source text itself; anything else is left for the intake."""
+    return {"source": value} if isinstance(value, str) else value
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def accept_submission(raw: str | bytes, expected_hole: int) -> AcceptedSource | Rejected:
+    """Validate one golf submission frame; rejections name the field and the limit.
+
+    Unlike the Cogolf intake nothing is cleaned or clipped: the source is scored
+    byte for byte, so a string that is not valid UTF-8 is refused, not repaired.
+    """
+    size = message_size(raw)
+    if size > rules.MAX_MESSAGE_BYTES:
+        return Rejected(
+            "oversize", f"message is {size} bytes; the cap is {rules.MAX_MESSAGE_BYTES} bytes"
         )
-    source = reply.get("source")
-    if not isinstance(source, str):
-        raise BadSubmission("$.source: expected a string")
     try:
-        data = source.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise BadSubmission(f"$.source: not encodable as UTF-8 (position {exc.start})") from exc
-    if len(data) > MAX_SUBMISSION_BYTES:
-        raise BadSubmission(f"$.source: {len(data)} bytes, at most {MAX_SUBMISSION_BYTES}")
-    return data
-
-
-@dataclass
-class SoloMatch:
-    """Which hole is being played and what each hole ended with."""
-
-    course: Course
-    holes: HoleSet
-    limits: RunLimits
-    deadline_seconds: float = DEFAULT_DEADLINE_SECONDS
-    index: int = 0
-    retries_left: int = RETRIES_PER_HOLE
-    last_error: str = ""
-    sources: dict[str, bytes | None] = field(default_factory=dict)
-
-    @property
-    def done(self) -> bool:
-        return self.index >= len(self.holes.holes)
-
-    @property
-    def hole(self) -> Hole:
-        return self.holes.holes[self.index]
-
-    def next_observation(self) -> dict[str, Any]:
-        return observation(
-            self.course, self.hole, self.index, len(self.holes.holes), self.limits,
-            self.deadline_seconds, error=self.last_error,
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except UnicodeDecodeError as exc:
+        return Rejected("malformed", f"message is not UTF-8 (byte {exc.start})")
+    except RecursionError:
+        return Rejected("malformed", "message nests too deeply")
+    except ValueError as exc:
+        return Rejected("malformed", f"message is not JSON: {exc}")
+    try:
+        sub = msgspec.convert(doc, GolfSubmission)
+    except msgspec.ValidationError as exc:
+        return Rejected("malformed", str(exc))
+    except RecursionError:
+        return Rejected("malformed", "message nests too deeply")
+    if sub.hole != expected_hole:
+        return Rejected(
+            "wrong_hole",
+            f"submission is for hole {sub.hole}; hole {expected_hole} is open",
+            hole=sub.hole,
         )
-
-    def _advance(self, source: bytes | None) -> dict[str, Any]:
-        key = self.hole.key
-        self.sources[key] = source
-        self.index += 1
-        self.retries_left = RETRIES_PER_HOLE
-        self.last_error = ""
-        if source is None:
-            return {"type": "golf_fallback", "hole": key, "reason": "no submission"}
-        return {"type": "golf_submission", "hole": key, "bytes": len(source)}
-
-    def receive(self, reply: Any) -> dict[str, Any]:
-        """A reply arrived in time: accept it, ask again once, or fall back."""
-        try:
-            source = parse_submission(reply)
-        except BadSubmission as exc:
-            if self.retries_left > 0:
-                self.retries_left -= 1
-                self.last_error = text.clip(str(exc), 300)
-                return {"type": "golf_retry", "hole": self.hole.key, "error": self.last_error}
-            return self._advance(None)
-        return self._advance(source)
-
-    def deadline_passed(self) -> dict[str, Any]:
-        return self._advance(None)
+    if sub.source is None:
+        return AcceptedSource(sub.hole, None)
+    try:
+        data = sub.source.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return Rejected(
+            "malformed", f"source is not valid UTF-8 (lone surrogate at character {exc.start})"
+            " - at `$.source`", hole=sub.hole,
+        )
+    if len(data) > MAX_SUBMISSION_BYTES:
+        return Rejected(
+            "malformed",
+            f"source is {len(data)} bytes; the cap is {MAX_SUBMISSION_BYTES} - at `$.source`",
+            hole=sub.hole,
+        )
+    return AcceptedSource(sub.hole, data)

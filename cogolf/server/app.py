@@ -19,6 +19,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cogolf import messages as m
+from cogolf.golf.hosted import HostedGolfMatch
 from cogolf.server.hosted import HostedMatch
 from cogolf.server.registry import CreateMatch, Registry, RequestError
 
@@ -40,7 +41,7 @@ def create_app(
     admin_token: str | None = None,
     single: HostedMatch | None = None,
 ) -> Starlette:
-    def match_links(hosted: HostedMatch, root: str) -> dict[str, str]:
+    def match_links(hosted: HostedMatch | HostedGolfMatch, root: str) -> dict[str, str]:
         ws_root = "ws" + root[4:] if root.startswith("http") else root
         return {
             "watch_url": f"{ws_root}/matches/{hosted.match_id}/watch",
@@ -76,7 +77,7 @@ def create_app(
                 "url": f"{ws_root}/matches/{hosted.match_id}/player"
                 f"?slot={slot}&token={tokens[slot]}",
             }
-            for slot in (0, 1)
+            for slot in range(len(hosted.seats))  # two for Cogolf, one for golf
         ]
         return _json(
             {"match_id": hosted.match_id, "seats": seats, **match_links(hosted, root)}, 201
@@ -85,7 +86,7 @@ def create_app(
     async def list_matches(request: Request) -> Response:
         return _json([h.status_doc() for h in registry.matches.values()])
 
-    def _find(request: Request) -> HostedMatch | None:
+    def _find(request: Request) -> HostedMatch | HostedGolfMatch | None:
         return registry.get(request.path_params["match_id"])
 
     async def get_match(request: Request) -> Response:
@@ -105,7 +106,8 @@ def create_app(
         hosted = registry.get(match_id) if match_id else single
         slot_text = websocket.query_params.get("slot", "")
         token = websocket.query_params.get("token", "")
-        slot = int(slot_text) if slot_text in ("0", "1") else None
+        seat_count = len(hosted.seats) if hosted is not None else 0
+        slot = int(slot_text) if slot_text in {str(i) for i in range(seat_count)} else None
         if hosted is None or slot is None or not hosted.check_token(slot, token):
             await websocket.send_denial_response(_error(403, "unknown match, slot or token"))
             return

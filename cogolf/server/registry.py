@@ -1,16 +1,20 @@
 """The server's matches: creating them from requests, finding them, resuming them.
 
 All state lives under the data directory, so a server killed at any moment and
-started again on the same directory finds every match it had.
+started again on the same directory finds every match it had. A request with
+`game: "golf"` is handed to the golf package (`cogolf.golf.hosted`), which hosts
+a one-seat match behind the same endpoints.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 import structlog
@@ -18,10 +22,14 @@ import structlog
 from cogolf.deck import Deck
 from cogolf.engine import rules
 from cogolf.engine.match import MatchConfig
+from cogolf.golf.settings import GolfSettings
 from cogolf.replay import ReplayError, read_replay
 from cogolf.sandbox.api import Sandbox
 from cogolf.server.hosted import HostedMatch, MatchMeta, load_meta, token_hash
 from cogolf.text import clip
+
+if TYPE_CHECKING:
+    from cogolf.golf.hosted import HostedGolfMatch
 
 log = structlog.get_logger("cogolf.server")
 
@@ -31,8 +39,10 @@ MAX_MATCH_DEADLINE = 86400.0
 
 
 class CreateMatch(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """The body of `POST /matches`; every field is optional."""
+    """The body of `POST /matches`; every field is optional (`course` is needed for golf)."""
 
+    game: str = "cogolf"  # cogolf | golf
+    course: str | None = None  # golf: python | racket | rust
     seed: int | None = None
     holes: int | None = None
     hole_deadline_seconds: float | None = None
@@ -48,7 +58,7 @@ class RequestError(ValueError):
     """A request the server refuses, with the field and the reason."""
 
 
-def _check_deadline(
+def check_deadline(
     name: str, value: float | None, default: float, most: float = MAX_DEADLINE
 ) -> float:
     if value is None:
@@ -65,16 +75,33 @@ class Registry:
     decks: dict[str, Deck]  # by pack name; the first is the default
     sandbox: Sandbox
     connect_timeout: float = 30.0
-    matches: dict[str, HostedMatch] = field(default_factory=dict)
+    golf: GolfSettings = field(default_factory=GolfSettings)
+    matches: dict[str, HostedMatch | HostedGolfMatch] = field(default_factory=dict)
 
     @property
     def default_deck(self) -> str:
         return next(iter(self.decks))
 
-    def get(self, match_id: str) -> HostedMatch | None:
+    def get(self, match_id: str) -> HostedMatch | HostedGolfMatch | None:
         return self.matches.get(match_id)
 
-    def create(self, req: CreateMatch) -> tuple[HostedMatch, list[str]]:
+    def _new_match_id(self, wanted: str | None) -> str:
+        match_id = wanted or f"m-{secrets.token_hex(6)}"
+        if not match_id.replace("-", "").replace("_", "").isalnum() or len(match_id) > 80:
+            raise RequestError("match_id may hold letters, digits, - and _ (at most 80)")
+        if match_id in self.matches:
+            raise RequestError(f"match_id {match_id!r} exists")
+        return match_id
+
+    def create(self, req: CreateMatch) -> tuple[HostedMatch | HostedGolfMatch, list[str]]:
+        if req.game == "golf":
+            return self._create_golf(req)
+        if req.game != "cogolf":
+            raise RequestError(f"game: unknown game {req.game!r}; choose cogolf or golf")
+        if req.course is not None:
+            raise RequestError("course: only golf matches have a course")
+        if not self.decks:
+            raise RequestError("game: this server hosts golf matches only (no Cogolf deck)")
         deck_name = req.deck or self.default_deck
         deck = self.decks.get(deck_name)
         if deck is None:
@@ -95,21 +122,17 @@ class Registry:
         tokens = req.tokens or [secrets.token_urlsafe(18), secrets.token_urlsafe(18)]
         if len(tokens) != 2 or not all(8 <= len(t) <= 200 for t in tokens):
             raise RequestError("tokens must be two strings of 8 to 200 characters")
-        match_id = req.match_id or f"m-{secrets.token_hex(6)}"
-        if not match_id.replace("-", "").replace("_", "").isalnum() or len(match_id) > 80:
-            raise RequestError("match_id may hold letters, digits, - and _ (at most 80)")
-        if match_id in self.matches:
-            raise RequestError(f"match_id {match_id!r} exists")
+        match_id = self._new_match_id(req.match_id)
         config = MatchConfig(
             seed=seed,
             holes=holes,
-            hole_deadline_seconds=_check_deadline(
+            hole_deadline_seconds=check_deadline(
                 "hole_deadline_seconds", req.hole_deadline_seconds, rules.HOLE_DEADLINE_SECONDS
             ),
-            retry_deadline_seconds=_check_deadline(
+            retry_deadline_seconds=check_deadline(
                 "retry_deadline_seconds", req.retry_deadline_seconds, rules.RETRY_DEADLINE_SECONDS
             ),
-            match_deadline_seconds=_check_deadline(
+            match_deadline_seconds=check_deadline(
                 "match_deadline_seconds", req.match_deadline_seconds, 1800.0, MAX_MATCH_DEADLINE
             ),
             names=(clip(names[0], MAX_NAME_CHARS), clip(names[1], MAX_NAME_CHARS)),
@@ -127,6 +150,29 @@ class Registry:
         log.info("match_created", match_id=match_id, deck=deck_name, holes=holes)
         return hosted, tokens
 
+    def _create_golf(self, req: CreateMatch) -> tuple[HostedGolfMatch, list[str]]:
+        from cogolf.golf.hosted import create_golf_match
+
+        hosted, tokens = create_golf_match(req, self, self.golf, self._new_match_id(req.match_id))
+        self.matches[hosted.match_id] = hosted
+        hosted.save_meta()
+        hosted.start()
+        log.info("match_created", match_id=hosted.match_id, game="golf", course=req.course)
+        return hosted, tokens
+
+    def _resume_golf(self, path: Path) -> bool:
+        """Host a persisted golf match again; True when it was started (unfinished)."""
+        from cogolf.golf.hosted import host_persisted
+
+        hosted = host_persisted(path, self, self.golf)
+        if hosted is None:
+            return False
+        self.matches[hosted.match_id] = hosted
+        if hosted.status == "finished":
+            return False
+        hosted.start()
+        return True
+
     def _host(self, meta: MatchMeta, deck: Deck) -> HostedMatch:
         hosted = HostedMatch(
             meta,
@@ -142,7 +188,14 @@ class Registry:
     def resume_all(self) -> list[str]:
         """Host again every persisted match; start the unfinished ones. Returns their ids."""
         resumed = []
+        from cogolf.golf.hosted import is_golf_meta
+
         for path in sorted(self.meta_dir.glob("*.json")):
+            with contextlib.suppress(OSError):
+                if is_golf_meta(path.read_bytes()):
+                    if self._resume_golf(path):
+                        resumed.append(path.stem)
+                    continue
             try:
                 meta = load_meta(path)
             except ReplayError as exc:

@@ -16,6 +16,7 @@ import uvicorn
 
 from cogolf.deck import Deck
 from cogolf.engine import rules
+from cogolf.golf.settings import GolfSettings
 from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.api import Sandbox
 from cogolf.server.app import create_app
@@ -38,6 +39,7 @@ class ServeOptions:
     replays_dir: Path | None = None
     meta_dir: Path | None = None
     resume: bool = True  # host again the unfinished matches found in meta_dir
+    golf: GolfSettings = field(default_factory=GolfSettings)  # results folder, run limits
 
 
 @dataclass
@@ -84,6 +86,7 @@ async def start_server(options: ServeOptions) -> RunningServer:
         decks=options.decks,
         sandbox=sandbox,
         connect_timeout=options.connect_timeout,
+        golf=options.golf,
     )
     if options.resume:
         registry.resume_all()
