@@ -39,7 +39,7 @@ def create(server: RunningServer, **fields: Any) -> tuple[str, list[str]]:
     return hosted.match_id, urls
 
 
-async def recv(ws: Any, kind: str | None = None, timeout: float = 10.0) -> dict[str, Any]:
+async def recv(ws: Any, kind: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
     """The next message (of `kind`, skipping others)."""
     while True:
         msg = json.loads(await asyncio.wait_for(ws.recv(), timeout))

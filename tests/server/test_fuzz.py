@@ -53,19 +53,19 @@ def live_seat(tmp_path_factory):
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
-    assert started.wait(30)
+    assert started.wait(90)
     with connect(box["urls"][1]) as silent, connect(box["urls"][0]) as ws:
-        assert json.loads(ws.recv(10))["type"] == "welcome"
-        assert json.loads(ws.recv(10))["type"] == "observation"
+        assert json.loads(ws.recv(30))["type"] == "welcome"
+        assert json.loads(ws.recv(30))["type"] == "observation"
         yield ws
-        assert json.loads(silent.recv(10))["type"] == "welcome"
+        assert json.loads(silent.recv(30))["type"] == "welcome"
     stop.set()
     thread.join(30)
 
 
 def answer(ws) -> dict:
     while True:
-        msg = json.loads(ws.recv(10))
+        msg = json.loads(ws.recv(30))
         if msg["type"] in ("error", "ack"):
             return msg
 
