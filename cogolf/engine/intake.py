@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
@@ -80,8 +80,12 @@ def _fix_surrogates(root: Any) -> Any:
     return root
 
 
-def decode_json(raw: str | bytes) -> Any:
-    """Strict JSON (no NaN/Infinity), lone surrogates repaired; raises ValueError with a reason."""
+def decode_json(raw: str | bytes, *, repair_surrogates: bool = True) -> Any:
+    """Strict JSON (no NaN/Infinity); raises ValueError with a reason.
+
+    Lone surrogates are replaced by U+FFFD unless `repair_surrogates` is false (a
+    caller that must keep a string exactly as sent refuses such strings itself).
+    """
     if isinstance(raw, bytes):
         try:
             raw = raw.decode("utf-8")
@@ -97,7 +101,41 @@ def decode_json(raw: str | bytes) -> Any:
         ) from None
     except ValueError as exc:  # e.g. an integer with more digits than Python will parse
         raise ValueError(f"message is not usable JSON: {exc}") from None
-    return _fix_surrogates(doc)
+    return _fix_surrogates(doc) if repair_surrogates else doc
+
+
+M = TypeVar("M", bound=msgspec.Struct)
+
+
+def decode_for_hole(
+    raw: str | bytes, kind: type[M], expected_hole: int, *, repair_surrogates: bool = True
+) -> M | Rejected:
+    """One submission frame of any game, checked for size, JSON, shape and hole.
+
+    `kind` is the message struct (with an int `hole` field); rejections carry
+    msgspec's path-precise message or the cap that was exceeded.
+    """
+    size = message_size(raw)
+    if size > rules.MAX_MESSAGE_BYTES:
+        return Rejected(
+            "oversize", f"message is {size} bytes; the cap is {rules.MAX_MESSAGE_BYTES} bytes"
+        )
+    try:
+        doc = decode_json(raw, repair_surrogates=repair_surrogates)
+    except ValueError as exc:
+        return Rejected("malformed", str(exc))
+    try:
+        sub = msgspec.convert(doc, kind)
+    except msgspec.ValidationError as exc:
+        return Rejected("malformed", str(exc))
+    except RecursionError:
+        return Rejected("malformed", "message nests too deeply")
+    hole = sub.hole  # type: ignore[attr-defined]
+    if hole != expected_hole:
+        return Rejected(
+            "wrong_hole", f"submission is for hole {hole}; hole {expected_hole} is open", hole=hole
+        )
+    return sub
 
 
 def message_size(raw: str | bytes) -> int:
@@ -114,27 +152,9 @@ def _clip(text: str, limit: int, field: str, truncated: list[str]) -> str:
 
 def accept(raw: str | bytes, expected_hole: int) -> Accepted | Rejected:
     """Validate one submission message for `expected_hole`."""
-    size = message_size(raw)
-    if size > rules.MAX_MESSAGE_BYTES:
-        return Rejected(
-            "oversize", f"message is {size} bytes; the cap is {rules.MAX_MESSAGE_BYTES} bytes"
-        )
-    try:
-        doc = decode_json(raw)
-    except ValueError as exc:
-        return Rejected("malformed", str(exc))
-    try:
-        sub = msgspec.convert(doc, Submission)
-    except msgspec.ValidationError as exc:
-        return Rejected("malformed", str(exc))
-    except RecursionError:
-        return Rejected("malformed", "message nests too deeply")
-    if sub.hole != expected_hole:
-        return Rejected(
-            "wrong_hole",
-            f"submission is for hole {sub.hole}; hole {expected_hole} is open",
-            hole=sub.hole,
-        )
+    sub = decode_for_hole(raw, Submission, expected_hole)
+    if isinstance(sub, Rejected):
+        return sub
     impl = clean(sub.impl)
     if len(impl) > rules.MAX_IMPL_CHARS:
         return Rejected(

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 import structlog
 
-from cogolf import messages as m
 from cogolf.golf.courses import COURSES, Course, get_course
 from cogolf.golf.driver import GolfDriver, golf_header
 from cogolf.golf.holes import GolfDataError, HoleSet, load_holes
@@ -47,13 +46,13 @@ from cogolf.replay import ReplayWriter
 from cogolf.server.hosted import token_hash
 from cogolf.server.registry import MAX_NAME_CHARS, CreateMatch, RequestError, check_deadline
 from cogolf.server.seat import WebSocketSeat
+from cogolf.server.spectators import Feed, Spectators
 
 if TYPE_CHECKING:
     from cogolf.server.registry import Registry
 
 log = structlog.get_logger("cogolf.server")
 
-WATCH_QUEUE = 2048
 
 
 class GolfMeta(msgspec.Struct, kw_only=True):
@@ -96,7 +95,7 @@ class HostedGolfMatch:
         self.driver: GolfDriver | None = None
         self.resumed = False
         self.task: asyncio.Task[None] | None = None
-        self._watchers: set[asyncio.Queue[msgspec.Struct | None]] = set()
+        self.spectators = Spectators()
         self.log = log.bind(match_id=meta.match_id, game="golf")
 
     @property
@@ -148,8 +147,7 @@ class HostedGolfMatch:
             self.log.exception("match_crashed")
             self.status = "failed"
         finally:
-            self._push(m.WatchDone(self.result))  # type: ignore[arg-type]
-            self._push(None)
+            self.spectators.end(self.result)
 
     def _resume_point(self) -> tuple[list[Any], int | None, str]:
         """Scored holes, the journal offset to cut at, and why the match cannot go on."""
@@ -196,7 +194,7 @@ class HostedGolfMatch:
                 writer=writer,
                 results_dir=self.results_dir,
                 results=results,
-                on_event=self._broadcast,
+                on_event=self.spectators.event,
             )
             self.driver = driver
             if problem:
@@ -208,28 +206,11 @@ class HostedGolfMatch:
 
     # ------------------------------------------------------------ spectators
 
-    def watch(self) -> asyncio.Queue[msgspec.Struct | None]:
-        q: asyncio.Queue[msgspec.Struct | None] = asyncio.Queue(maxsize=WATCH_QUEUE)
-        self._watchers.add(q)
-        return q
+    def watch(self) -> Feed:
+        return self.spectators.join()
 
-    def unwatch(self, q: asyncio.Queue[msgspec.Struct | None]) -> None:
-        self._watchers.discard(q)
-
-    def _broadcast(self, record: msgspec.Struct) -> None:
-        # The source is journalled only once its hole is scored, so a spectator never
-        # sees a submission before its hole resolves.
-        self._push(m.WatchEvent(record))  # type: ignore[arg-type]
-
-    def _push(self, item: msgspec.Struct | None) -> None:
-        for q in list(self._watchers):
-            try:
-                q.put_nowait(item)
-            except asyncio.QueueFull:
-                self._watchers.discard(q)
-                with contextlib.suppress(asyncio.QueueFull):
-                    q.get_nowait()
-                    q.put_nowait(None)
+    def unwatch(self, feed: Feed) -> None:
+        self.spectators.leave(feed)
 
     def _resolved(self) -> list[Any]:
         if self.driver is not None:

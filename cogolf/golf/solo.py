@@ -7,14 +7,10 @@ submission) come from the engine's hole collector, which is handed
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
-from cogolf.engine import rules
-from cogolf.engine.intake import Rejected, message_size
+from cogolf.engine.intake import Rejected, decode_for_hole
 from cogolf.golf.courses import Course
 from cogolf.golf.holes import Hole
 from cogolf.golf.play import MAX_SUBMISSION_BYTES
@@ -81,50 +77,24 @@ def as_submission(value: Any) -> Any:
     return {"source": value} if isinstance(value, str) else value
 
 
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def accept_submission(raw: str | bytes, expected_hole: int) -> AcceptedSource | Rejected:
     """Validate one golf submission frame; rejections name the field and the limit.
 
     Unlike the Cogolf intake nothing is cleaned or clipped: the source is scored
     byte for byte, so a string that is not valid UTF-8 is refused, not repaired.
     """
-    size = message_size(raw)
-    if size > rules.MAX_MESSAGE_BYTES:
-        return Rejected(
-            "oversize", f"message is {size} bytes; the cap is {rules.MAX_MESSAGE_BYTES} bytes"
-        )
-    try:
-        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-        doc = json.loads(text, parse_constant=_reject_constant)
-    except UnicodeDecodeError as exc:
-        return Rejected("malformed", f"message is not UTF-8 (byte {exc.start})")
-    except RecursionError:
-        return Rejected("malformed", "message nests too deeply")
-    except ValueError as exc:
-        return Rejected("malformed", f"message is not JSON: {exc}")
-    try:
-        sub = msgspec.convert(doc, GolfSubmission)
-    except msgspec.ValidationError as exc:
-        return Rejected("malformed", str(exc))
-    except RecursionError:
-        return Rejected("malformed", "message nests too deeply")
-    if sub.hole != expected_hole:
-        return Rejected(
-            "wrong_hole",
-            f"submission is for hole {sub.hole}; hole {expected_hole} is open",
-            hole=sub.hole,
-        )
+    sub = decode_for_hole(raw, GolfSubmission, expected_hole, repair_surrogates=False)
+    if isinstance(sub, Rejected):
+        return sub
     if sub.source is None:
         return AcceptedSource(sub.hole, None)
     try:
         data = sub.source.encode("utf-8")
     except UnicodeEncodeError as exc:
         return Rejected(
-            "malformed", f"source is not valid UTF-8 (lone surrogate at character {exc.start})"
-            " - at `$.source`", hole=sub.hole,
+            "malformed",
+            f"source is not valid UTF-8 (lone surrogate at character {exc.start}) - at `$.source`",
+            hole=sub.hole,
         )
     if len(data) > MAX_SUBMISSION_BYTES:
         return Rejected(

@@ -11,7 +11,6 @@ has no result line, at its first unresolved hole.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import time
@@ -30,10 +29,9 @@ from cogolf.runtime.driver import MatchDriver
 from cogolf.runtime.local import new_match, replay_header
 from cogolf.sandbox.api import Limits, Sandbox
 from cogolf.server.seat import WebSocketSeat
+from cogolf.server.spectators import Feed, Spectators
 
 log = structlog.get_logger("cogolf.server")
-
-WATCH_QUEUE = 2048  # events buffered per spectator before it is dropped as too slow
 
 
 class MatchMeta(msgspec.Struct, kw_only=True):
@@ -118,7 +116,7 @@ class HostedMatch:
         self.driver: MatchDriver | None = None
         self.result: m.MatchResult | None = None
         self.resumed = False
-        self._watchers: set[asyncio.Queue[msgspec.Struct | None]] = set()
+        self.spectators = Spectators()
         self.task: asyncio.Task[None] | None = None
         self.log = log.bind(match_id=meta.match_id)
 
@@ -174,7 +172,7 @@ class HostedMatch:
             self.log.exception("match_crashed")
             self.status = "failed"
         finally:
-            self._broadcast_end()
+            self.spectators.end(self.result)
 
     async def _play(self) -> None:
         append = self.replay_path.exists() and self.replay_path.stat().st_size > 0
@@ -216,7 +214,7 @@ class HostedMatch:
                 self.sandbox,
                 writer,
                 limits=Limits(),
-                on_event=self._broadcast,
+                on_event=self.spectators.event,
             )
             self.driver = driver
             if problem:
@@ -227,32 +225,11 @@ class HostedMatch:
 
     # ------------------------------------------------------------ spectators
 
-    def watch(self) -> asyncio.Queue[msgspec.Struct | None]:
-        q: asyncio.Queue[msgspec.Struct | None] = asyncio.Queue(maxsize=WATCH_QUEUE)
-        self._watchers.add(q)
-        return q
+    def watch(self) -> Feed:
+        return self.spectators.join()
 
-    def unwatch(self, q: asyncio.Queue[msgspec.Struct | None]) -> None:
-        self._watchers.discard(q)
-
-    def _broadcast(self, record: m.ReplayRecord) -> None:
-        # Submissions are journalled only when their hole resolves, so nothing here
-        # can show a seat's play before the hole is over.
-        self._push(m.WatchEvent(record))
-
-    def _broadcast_end(self) -> None:
-        self._push(m.WatchDone(self.result))
-        self._push(None)
-
-    def _push(self, item: msgspec.Struct | None) -> None:
-        for q in list(self._watchers):
-            try:
-                q.put_nowait(item)
-            except asyncio.QueueFull:
-                self._watchers.discard(q)
-                with contextlib.suppress(asyncio.QueueFull):
-                    q.get_nowait()
-                    q.put_nowait(None)
+    def unwatch(self, feed: Feed) -> None:
+        self.spectators.leave(feed)
 
     def snapshot(self) -> m.WatchSnapshot:
         match = self.match
