@@ -3,7 +3,9 @@
 Both modes run the same session over the same walls; they differ only in how a
 walled child comes to exist. Start-up runs a probe batch and reads which walls
 the child could put up; a missing wall is refused unless the operator accepted a
-weaker sandbox, and is then announced loudly.
+weaker sandbox, and is then announced loudly. Fork mode keeps a few children
+started ahead of demand (each under its own uid, used for one batch only); spawn
+mode, the baseline, starts an interpreter per batch.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -23,7 +26,7 @@ import structlog
 from cogolf.sandbox.api import DEFAULT_LIMITS, BatchResult, Limits, LoadStatus
 from cogolf.sandbox.cgroups import UidGroups, available_bases
 from cogolf.sandbox.interpreter import real_python
-from cogolf.sandbox.session import ChildProcess, harness_error, run_session
+from cogolf.sandbox.session import ChildProcess, await_ready, harness_error, run_session
 from cogolf.sandbox.uids import lease_uid
 
 log = structlog.get_logger(__name__)
@@ -31,6 +34,25 @@ log = structlog.get_logger(__name__)
 PROBE_SOURCE = "def solve():\n    return 1\n"
 GROUP_PREFIX = "py"
 PY_CONTROLLERS = ("pids", "memory")  # CPU comes from /proc: one task per child
+
+
+POOL_SIZE = 4
+"""Children pre-forked per sandbox: one hole runs five batches, four at once."""
+_PREFORK_TIMEOUT = 10.0
+_POOL_GIVE_UP = 3  # consecutive pre-fork failures after which children start on demand
+
+
+@dataclass
+class _Warm:
+    """A pre-forked child, its walls reported, holding its uid lease."""
+
+    child: ChildProcess
+    held: contextlib.ExitStack
+    uid: int
+
+
+def _cpu_backstop(limits: Limits, calls: Sequence[list[Any]]) -> int:
+    return math.ceil(limits.load_cpu_seconds + len(calls) * limits.cpu_seconds_per_call) + 2
 
 
 class WeakSandboxError(RuntimeError):
@@ -52,16 +74,23 @@ def missing_walls(walls: dict[str, str]) -> dict[str, str]:
 class BaseSandbox:
     mode = "base"
 
-    def __init__(self, *, accept_weak: bool = False, python: str | None = None) -> None:
+    def __init__(self, *, accept_weak: bool = False, python: str | None = None,
+                 pool_size: int = POOL_SIZE) -> None:
         self.accept_weak = accept_weak
+        self.pool_size = pool_size
+        self._pool: list[_Warm] = []
+        self._refilling: asyncio.Future[None] | None = None
+        self._pool_failures = 0
+        self._uid_groups: dict[int, UidGroups] = {}  # the directories only, made once
         self._python_override = python
         self.python = ""
         self.walls: dict[str, str] = {}
         self._bases: dict[str, str] = {}
         self._work = ""
+        self._cwd = ""
+        self._cwd_stamp = 0
         self._started = False
         self._cleanups: set[asyncio.Future[None]] = set()
-        self._configured: dict[int, int] = {}  # uid -> memory limit written to its group
 
     # --- lifecycle -------------------------------------------------------------
 
@@ -72,6 +101,13 @@ class BaseSandbox:
         self._bases = available_bases(PY_CONTROLLERS) if os.geteuid() == 0 else {}
         self._work = tempfile.mkdtemp(prefix="cogolf-sandbox-")
         os.chmod(self._work, 0o711)
+        # One working directory for every child: owned by root and writable by no
+        # one else, and Landlock grants no right in it, so it stays empty; a change
+        # of its modification time would show otherwise.
+        self._cwd = os.path.join(self._work, "cwd")
+        os.mkdir(self._cwd, 0o111)
+        os.chmod(self._cwd, 0o111)
+        self._cwd_stamp = os.stat(self._cwd).st_mtime_ns
         await self._start_mode()
         self._started = True
         probe = await self._batch(PROBE_SOURCE, [[]], "solve", DEFAULT_LIMITS, strict=False)
@@ -86,8 +122,18 @@ class BaseSandbox:
             log.warning("WEAK SANDBOX: walls missing, running anyway as requested",
                         mode=self.mode, missing=missing)
         log.info("sandbox ready", mode=self.mode, walls=self.walls)
+        self._refill()
 
     async def close(self) -> None:
+        self._started = False
+        if self._refilling is not None:
+            self._refilling.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._refilling
+            self._refilling = None
+        while self._pool:
+            warm = self._pool.pop()
+            self._finish(warm.child, warm.held)
         await self.drain()
         await self._close_mode()
         if self._work:
@@ -134,63 +180,147 @@ class BaseSandbox:
     async def _batch(self, source: str, calls: Sequence[list[Any]], function: str,
                      limits: Limits, *, strict: bool, audit_hook: bool = True) -> BatchResult:
         started = time.monotonic()
+        rlimits = {"memory": limits.memory_bytes, "cpu_backstop": _cpu_backstop(limits, calls)}
+        warm = self._take_warm() if strict == self._pool_strict and audit_hook else None
+        if warm is not None:
+            held, child = warm.held, warm.child
+            try:
+                self._groups(warm.uid, limits)  # rewrites the memory limit if it differs
+                child.reader.set_caps(max_line=limits.max_result_line_bytes,
+                                      max_total=limits.max_result_bytes)
+                return await run_session(child, source, calls, function=function,
+                                         limits=limits, started=started, rlimits=rlimits,
+                                         ready=True)
+            finally:
+                self._finish(child, held)
         held = contextlib.ExitStack()
         uid = held.enter_context(lease_uid())
-        cwd = ""
-        child: ChildProcess | None = None
+        child = None
         try:
             groups = self._groups(uid, limits)
-            cwd = tempfile.mkdtemp(dir=self._work)
-            cfg = {
-                "uid": uid if os.geteuid() == 0 else None,
-                "cgroups": groups.join_paths() if groups else [],
-                "cwd": cwd,
-                "memory": limits.memory_bytes,
-                "cpu_backstop": math.ceil(limits.load_cpu_seconds
-                                          + len(calls) * limits.cpu_seconds_per_call) + 2,
-                "strict": strict,
-                "audit_hook": audit_hook,
-            }
+            cfg = self._config(uid, groups, strict=strict, audit_hook=audit_hook, **rlimits)
             child = await self._launch(cfg, groups, limits)
             if child is None:
                 return harness_error(len(calls), "sandbox child could not be started", started)
             result = await run_session(child, source, calls, function=function,
-                                       limits=limits, started=started, strict=strict)
+                                       limits=limits, started=started, rlimits=rlimits)
             if child.walls:
                 self.walls = child.walls
             return result
         finally:
-            # The kill is immediate; waiting for the exit, freeing the uid and removing
-            # the directory happen after the result is handed back.
-            if child is not None:
-                child.kill()
-            task = asyncio.ensure_future(self._cleanup(child, cwd, held))
-            self._cleanups.add(task)
-            task.add_done_callback(self._cleanups.discard)
+            self._finish(child, held)
+
+    def _config(self, uid: int, groups: UidGroups | None, *, strict: bool, audit_hook: bool,
+                memory: int | None, cpu_backstop: int | None) -> dict[str, Any]:
+        return {
+            "uid": uid if os.geteuid() == 0 else None,
+            "cgroups": groups.join_paths() if groups else [],
+            "cwd": self._cwd,
+            "memory": memory,
+            "cpu_backstop": cpu_backstop,
+            "strict": strict,
+            "audit_hook": audit_hook,
+        }
+
+    def _finish(self, child: ChildProcess | None, held: contextlib.ExitStack) -> None:
+        # The kill is immediate; waiting for the exit and the reap, and freeing the
+        # uid, happen after the result is handed back.
+        if child is not None:
+            child.kill()
+        task = asyncio.ensure_future(self._cleanup(child, held))
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
+
+    # --- pre-forked children ---------------------------------------------------
+    # A few children are started ahead of demand, each under its own leased uid and
+    # cgroups with every wall up, waiting for a program. Each runs exactly one batch.
+    # Limits known only per batch (RLIMIT_AS, RLIMIT_CPU) are lowered by the child's
+    # runner when the request arrives, before the program is compiled.
+
+    @property
+    def _pool_strict(self) -> bool:
+        return not self.accept_weak
+
+    def _take_warm(self) -> _Warm | None:
+        warm = None
+        while self._pool:
+            cand = self._pool.pop(0)
+            if cand.child.exited():
+                self._finish(cand.child, cand.held)
+                continue
+            warm = cand
+            break
+        self._refill()
+        return warm
+
+    def _refill(self) -> None:
+        if self.pool_size <= 0 or not self._started or self._pool_failures >= _POOL_GIVE_UP:
+            return
+        if self._refilling is None or self._refilling.done():
+            self._refilling = asyncio.ensure_future(self._fill())
+
+    async def _fill(self) -> None:
+        while self._started and len(self._pool) < self.pool_size:
+            warm = await self._prefork()
+            if warm is None:
+                return
+            if not self._started:
+                self._finish(warm.child, warm.held)
+                return
+            self._pool.append(warm)
+
+    async def _prefork(self) -> _Warm | None:
+        held = contextlib.ExitStack()
+        uid = held.enter_context(lease_uid())
+        child: ChildProcess | None = None
+        failure = ""
+        try:
+            groups = self._groups(uid, DEFAULT_LIMITS)
+            cfg = self._config(uid, groups, strict=self._pool_strict, audit_hook=True,
+                               memory=None, cpu_backstop=None)
+            child = await self._launch(cfg, groups, DEFAULT_LIMITS)
+            if child is None:
+                failure = "sandbox child could not be started"
+            else:
+                failure = await await_ready(child, time.monotonic() + _PREFORK_TIMEOUT,
+                                            _PREFORK_TIMEOUT)
+        except Exception as exc:
+            failure = f"{type(exc).__name__}: {exc}"
+        except BaseException:
+            self._finish(child, held)
+            raise
+        if failure or child is None:
+            self._finish(child, held)
+            self._pool_failures += 1
+            log.warning("pre-forking a sandbox child failed", mode=self.mode, detail=failure,
+                        failures=self._pool_failures)
+            return None
+        self._pool_failures = 0
+        return _Warm(child, held, uid)
 
     def _groups(self, uid: int, limits: Limits) -> UidGroups | None:
         if not self._bases:
             return None
-        groups = UidGroups.create(uid, self._bases, GROUP_PREFIX)
-        if self._configured.get(uid) != limits.memory_bytes:
+        groups = self._uid_groups.get(uid)
+        if groups is None:
+            groups = self._uid_groups[uid] = UidGroups.create(uid, self._bases, GROUP_PREFIX)
+        # Read back rather than remembered: another server on this machine may have
+        # held this uid (and written its own limits) since this one last did.
+        if not groups.configured(max_tasks=1, memory_bytes=limits.memory_bytes):
             groups.configure(max_tasks=1, memory_bytes=limits.memory_bytes)
-            self._configured[uid] = limits.memory_bytes
         return groups
 
-    async def _cleanup(self, child: ChildProcess | None, cwd: str,
-                       held: contextlib.ExitStack) -> None:
-        with held:  # the uid lease ends only once the child is gone
+    async def _cleanup(self, child: ChildProcess | None, held: contextlib.ExitStack) -> None:
+        with held:  # the uid lease ends only once the child is dead and reaped
             if child is not None:
                 try:
                     await child.kill_and_reap()
                 finally:
                     child.close()
-            if cwd:
-                with contextlib.suppress(OSError):
-                    os.rmdir(cwd)
-                if os.path.exists(cwd):
-                    log.error("sandbox working directory not empty", path=cwd)
-                    shutil.rmtree(cwd, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                if os.stat(self._cwd).st_mtime_ns != self._cwd_stamp:
+                    log.error("sandbox working directory changed", path=self._cwd,
+                              entries=os.listdir(self._cwd)[:10])
 
     async def drain(self) -> None:
         """Wait until every child of finished batches is dead and reaped."""
@@ -208,4 +338,5 @@ class BaseSandbox:
             "walls": dict(self.walls),
             "weak": bool(missing_walls(self.walls)),
             "accept_weak": self.accept_weak,
+            "pre_forked": self.pool_size,
         }

@@ -95,6 +95,18 @@ class UidGroups:
             _write(os.path.join(mem, "memory.memsw.limit_in_bytes"), limit)
             _write(os.path.join(mem, "memory.limit_in_bytes"), limit)
 
+    def configured(self, *, max_tasks: int, memory_bytes: int | None) -> bool:
+        """Whether the limits `configure` would write are already in force."""
+        if "pids" in self.dirs and \
+                _read(os.path.join(self.dirs["pids"], "pids.max")).strip() != str(max_tasks):
+            return False
+        if "memory" in self.dirs and memory_bytes is not None:
+            mem = self.dirs["memory"]
+            for name in ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes"):
+                if _read(os.path.join(mem, name)).strip() != str(memory_bytes):
+                    return False
+        return True
+
     def join_paths(self) -> list[str]:
         return list(self.dirs.values())
 
@@ -115,6 +127,17 @@ class UidGroups:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         return len(victims)
+
+    def charged_tasks(self) -> int | None:
+        """Tasks the pids controller still counts, zombies included (None: no pids group).
+
+        A zombie has left `cgroup.procs` but keeps its uid's process count until it
+        is reaped, so this, not `pids()`, says whether a uid is free of a past run.
+        """
+        if "pids" not in self.dirs:
+            return None
+        text = _read(os.path.join(self.dirs["pids"], "pids.current")).strip()
+        return int(text) if text.isdigit() else None
 
     def memory_failures(self) -> int:
         text = _read(os.path.join(self.dirs.get("memory", "/nonexistent"), "memory.failcnt"))

@@ -34,6 +34,13 @@ class LineReader:
         self._loop.add_reader(fd, self._on_readable)
         self._watching = True
 
+    def set_caps(self, *, max_line: int, max_total: int) -> None:
+        """New caps for a reader made before its batch was known (a pre-forked child);
+        what it already read does not count against the new total."""
+        self._max_line = max_line
+        self._max_total = max_total
+        self._total = len(self._buf)
+
     def _stop(self) -> None:
         if self._watching:
             self._loop.remove_reader(self._fd)

@@ -10,10 +10,19 @@ needed. Two entry points:
     child.py zygote CONTROL_FD   the fork server: forks one walled child per batch
 
 Protocol (NDJSON both ways). The child writes {"k":"ready"} once its walls are up;
-the parent then sends {"source","function","max_line"}; the child answers
-{"k":"load"}; then for each {"seq","args"} it answers {"k":"call","seq",...}. The
-parent sends the next call only after it has the previous result (lockstep), and
-the child never sees expected values.
+the parent sends {"source","function","max_line","memory","cpu_backstop"} (a fresh
+child finds it waiting in the pipe; a pre-forked one gets it when its batch comes)
+and the child lowers its RLIMIT_AS/RLIMIT_CPU to those, adds the audit hook and
+answers {"k":"load"}; then for each {"seq","args"} it answers {"k":"call","seq",...}.
+The parent sends the next call only after it has the previous result (lockstep),
+and the child never sees expected values.
+
+A zygote does once what is the same for every child: it installs the part of the
+seccomp filter a child no longer needs to get past (inherited over fork; stacked
+filters give the most restrictive verdict) and builds the Landlock ruleset, which
+each child enforces as a domain of its own. Each child adds the rest: its cgroups,
+PID namespace, rlimits, uid, and the filter denying process creation, the uid
+calls and signals to anyone but itself.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ import fcntl
 import gc
 import json
 import os
+import resource
 import sys
 import time
 
@@ -165,7 +175,7 @@ class Channel:
         return _loads(line.decode("utf-8", "surrogatepass"))
 
 
-def serve(chan: Channel, walls: dict[str, str]) -> None:
+def serve(chan: Channel, walls: dict[str, str], hook: bool = True) -> None:
     """Report the walls, load the program, answer calls until the parent hangs up."""
     chan.send('{"k":"ready","walls":' + encode_value(walls) + "}")
     header = chan.recv()
@@ -174,6 +184,11 @@ def serve(chan: Channel, walls: dict[str, str]) -> None:
     source = header.get("source", "")
     function = header.get("function", "solve")
     max_line = header.get("max_line", 1 << 18)
+    # A pre-forked child learns its batch's limits only now, before any program code.
+    _lower_limit(resource.RLIMIT_AS, header.get("memory"))
+    _lower_limit(resource.RLIMIT_CPU, header.get("cpu_backstop"))
+    if hook:  # after the runner's own setrlimit calls, which the hook would refuse
+        sys.addaudithook(_audit_hook)
     keep: list[object] = []  # nothing the program made is freed (no __del__ runs)
     t0 = _process_time()
     status, detail = _load(source, function, keep)
@@ -199,6 +214,14 @@ def serve(chan: Channel, walls: dict[str, str]) -> None:
             keep.append(value)
             line = _result_line(seq, value, max_line)
         chan.send(line + ',"cpu":' + _float_repr(_process_time() - t0) + "}")
+
+
+def _lower_limit(which: int, value: object) -> None:
+    if _type(value) is not int or value <= 0:
+        return
+    _soft, hard = resource.getrlimit(which)
+    if hard == resource.RLIM_INFINITY or value < hard:
+        resource.setrlimit(which, (value, value))
 
 
 def _result_line(seq: int, value: object, max_line: int) -> str:
@@ -251,14 +274,42 @@ def _load(source: object, function: object, keep: list[object]) -> tuple[str, st
 _PID_SENTINEL = 0x7EADBEEF
 
 
+class Prepared:
+    """What a zygote puts up once for all its children: the shared part of the seccomp
+    filter (already on the zygote, so inherited) and a Landlock ruleset to enforce."""
+
+    def __init__(self, kernel: object) -> None:
+        k = kernel
+        self.status: dict[str, str] = {}
+        self.ruleset_fd: int | None = None
+        self.abi = 0
+        self.base_filter = False
+        try:
+            rfd, self.abi = k.landlock_ruleset(min_abi=6)  # type: ignore[attr-defined]
+            # Far above the descriptors a child rearranges, so none of them lands on it.
+            self.ruleset_fd = fcntl.fcntl(rfd, fcntl.F_DUPFD_CLOEXEC, 100)
+            os.close(rfd)
+        except Exception as exc:
+            self.status["landlock"] = f"missing: {exc}"
+        base, late = k.seccomp_split(self_pid=_PID_SENTINEL)  # type: ignore[attr-defined]
+        self.child_filter = late
+        try:
+            k.no_new_privs()  # type: ignore[attr-defined]
+            k.seccomp_install(base)  # type: ignore[attr-defined]
+            self.base_filter = True
+        except Exception:
+            # Each child then installs the whole filter itself (and reports if it cannot).
+            self.child_filter = seccomp_template(k)
+
+
 def seccomp_template(kernel: object) -> bytes:
-    """The child filter with a placeholder for its own pid, built once per zygote."""
+    """The whole child filter with a placeholder for its own pid."""
     return kernel.seccomp_program(allow_processes=False, allow_exec=False,  # type: ignore[attr-defined]
                                   allow_network=False, self_pid=_PID_SENTINEL)
 
 
 def apply_walls(kernel: object, cfg: dict, unshare_flags: int,
-                bpf_template: bytes | None = None) -> dict[str, str]:
+                prepared: Prepared | None = None) -> dict[str, str]:
     """Put up every wall `cfg` asks for; returns wall -> "ok ..." or "missing: why"."""
     k = kernel
     status: dict[str, str] = {}
@@ -271,9 +322,7 @@ def apply_walls(kernel: object, cfg: dict, unshare_flags: int,
             status[name] = f"missing: {exc}"
 
     root = os.geteuid() == 0
-    if cfg.get("cgroup_by_parent"):
-        pass  # the fork server moved this process before telling the server its pid
-    elif cfg.get("cgroups"):
+    if cfg.get("cgroups"):
         attempt("cgroup", lambda: k.join_cgroups(tuple(cfg["cgroups"])))
     else:
         status["cgroup"] = "missing: no cgroup directory"
@@ -290,8 +339,22 @@ def apply_walls(kernel: object, cfg: dict, unshare_flags: int,
     else:
         status["uid"] = "missing: not root" if not root else "missing: no uid leased"
     attempt("no_new_privs", k.no_new_privs)
-    attempt("landlock", lambda: f"abi {k.landlock_restrict(min_abi=6)}")
-    template = bpf_template if bpf_template is not None else seccomp_template(k)
+    if prepared is not None and prepared.ruleset_fd is not None:
+        rfd, abi = prepared.ruleset_fd, prepared.abi
+
+        def enforce() -> str:
+            try:
+                k.landlock_enforce(rfd)
+            finally:
+                os.close(rfd)
+            return f"abi {abi}"
+
+        attempt("landlock", enforce)
+    elif prepared is not None and "landlock" in prepared.status:
+        status["landlock"] = prepared.status["landlock"]
+    else:
+        attempt("landlock", lambda: f"abi {k.landlock_restrict(min_abi=6)}")
+    template = prepared.child_filter if prepared is not None else seccomp_template(k)
     program = template.replace(_PID_SENTINEL.to_bytes(4, "little"),
                                os.getpid().to_bytes(4, "little"))
     attempt("seccomp", lambda: k.seccomp_install(program))
@@ -323,8 +386,7 @@ def _finish_walls(walls: dict[str, str], strict: bool, chan: Channel, *,
                   hidden: bool = False, hook: bool = True) -> None:
     if not hidden:  # a zygote hides them once, before it forks
         _hide_modules()
-    if hook:
-        sys.addaudithook(_audit_hook)
+    if hook:  # installed by `serve` once the request is in, before the program compiles
         walls["audit_hook"] = "ok"
     else:  # `cogolf doctor` checks that the kernel walls hold without the tripwire
         walls["audit_hook"] = "off (diagnostic run)"
@@ -354,13 +416,19 @@ def run_spawn(cfg: dict) -> None:
     flags = (kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS
              | kernel.CLONE_NEWNS | kernel.CLONE_NEWPID)
     walls = apply_walls(kernel, cfg, flags)
-    _finish_walls(walls, bool(cfg.get("strict")), chan, hook=cfg.get("audit_hook", True))
-    serve(chan, walls)
+    hook = bool(cfg.get("audit_hook", True))
+    _finish_walls(walls, bool(cfg.get("strict")), chan, hook=hook)
+    serve(chan, walls, hook)
     _exit(0)
 
 
 def run_zygote(ctl_fd: int) -> None:
-    """Fork one walled child per request; never sees a program or a test."""
+    """Fork one walled child per request; never sees a program or a test.
+
+    Every child is reaped as soon as it exits and the server is told, so a uid is
+    released only once nothing of its last program is left.
+    """
+    import select
     import socket
 
     kernel = _load_kernel()
@@ -379,87 +447,114 @@ def run_zygote(ctl_fd: int) -> None:
     else:
         shared["namespaces"] = "missing: not root"
     devnull = os.open(os.devnull, os.O_RDWR)
-    template = seccomp_template(kernel)
+    prepared = Prepared(kernel)
     _hide_modules()
     sock.sendall(b'{"k":"hello","walls":' + encode_value(shared).encode() + b"}")
-    sock.settimeout(0.5)
+    poller = select.poll()
+    poller.register(ctl_fd, select.POLLIN)
+    children: dict[int, int] = {}  # pidfd -> pid
     gc.freeze()  # keeps copy-on-write pages shared with every child
     while True:
-        _reap()
         try:
-            msg, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 4)
-        except TimeoutError:
+            events = poller.poll()
+        except InterruptedError:
             continue
-        except OSError:
-            _exit(0)
-        if not msg:
-            _exit(0)
-        try:
-            cfg = json.loads(msg)
-        except ValueError:
-            for fd in fds:
+        for fd, _event in events:
+            if fd != ctl_fd:
+                pid = children.pop(fd)
+                poller.unregister(fd)
                 os.close(fd)
-            continue
-        groups = cfg.pop("cgroups", None) or []
-        cfg["cgroup_by_parent"] = True
-        pid = os.fork()
-        if pid == 0:
+                _reap(pid)
+                sock.sendall(b'{"k":"reaped","pid":' + _int_repr(pid).encode() + b"}")
+                continue
             try:
-                _zygote_child(kernel, cfg, fds, devnull, sock, shared, template)
-            finally:
-                _exit(70)
+                msg, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 4)
+            except OSError:
+                _exit(0)
+            if not msg:
+                _exit(0)
+            pidfd = _fork_child(kernel, msg, fds, devnull, sock, shared, prepared,
+                                socket.send_fds)
+            if pidfd is not None:
+                children[pidfd[0]] = pidfd[1]
+                poller.register(pidfd[0], select.POLLIN)
+
+
+def _fork_child(kernel: object, msg: bytes, fds: list[int], devnull: int, sock: object,
+                shared: dict[str, str], prepared: Prepared,
+                send_fds: object) -> tuple[int, int] | None:
+    # `send_fds` is passed in: importing socket here would put it back into sys.modules,
+    # from which the zygote hid it, and every child would inherit it.
+    try:
+        cfg = json.loads(msg)
+    except ValueError:
+        cfg = None
+    if _type(cfg) is not dict or _len(fds) != 2:
         for fd in fds:
             os.close(fd)
-        reply = {"id": cfg.get("id"), "pid": pid, "cgroup": "missing: no cgroup directory"}
+        return None
+    reply: dict[str, object] = {"k": "forked", "id": cfg.get("id")}
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        pid = -1
+        reply["error"] = f"fork failed: {exc}"
+    if pid == 0:
         try:
-            pidfd = os.pidfd_open(pid)
-        except OSError:
-            sock.sendall(json.dumps(reply).encode())
-            continue
-        if groups:
-            # Joined here, while the child is still putting up its other walls: the
-            # server sends the program only after this reply.
-            try:
-                for d in groups:
-                    fd = os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY)
-                    try:
-                        os.write(fd, str(pid).encode())
-                    finally:
-                        os.close(fd)
-                reply["cgroup"] = "ok"
-            except OSError as exc:
-                reply["cgroup"] = f"missing: {exc}"
-        socket.send_fds(sock, [json.dumps(reply).encode()], [pidfd])
-        os.close(pidfd)
+            _zygote_child(kernel, cfg, fds, devnull, sock, shared, prepared)
+        finally:
+            _exit(70)
+    for fd in fds:
+        os.close(fd)
+    if pid < 0:
+        sock.sendall(json.dumps(reply).encode())  # type: ignore[attr-defined]
+        return None
+    reply["pid"] = pid
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError as exc:  # cannot watch it: kill it rather than lose track
+        os.kill(pid, 9)
+        _reap(pid)
+        reply["error"] = f"pidfd_open failed: {exc}"
+        sock.sendall(json.dumps(reply).encode())  # type: ignore[attr-defined]
+        return None
+    send_fds(sock, [json.dumps(reply).encode()], [pidfd])  # type: ignore[operator]
+    return pidfd, pid
 
 
-def _reap() -> None:
+def _reap(pid: int) -> None:
     while True:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
+            os.waitpid(pid, 0)
             return
-        if pid == 0:
+        except InterruptedError:
+            continue
+        except ChildProcessError:
             return
 
 
 def _zygote_child(kernel: object, cfg: dict, fds: list[int], devnull: int, sock: object,
-                  shared: dict[str, str], template: bytes) -> None:
+                  shared: dict[str, str], prepared: Prepared) -> None:
     sock.close()  # type: ignore[attr-defined]
     os.setsid()
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     _move_fds(fds[0], fds[1])
-    os.closerange(RES_FD + 1, 1 << 16)
+    keep = prepared.ruleset_fd
+    if keep is None:
+        os.closerange(RES_FD + 1, 1 << 16)
+    else:
+        os.closerange(RES_FD + 1, keep)
+        os.closerange(keep + 1, 1 << 16)
     __import__("random").seed()  # children must not share the zygote's random state
     chan = Channel(REQ_FD, RES_FD)
-    walls = apply_walls(kernel, cfg, kernel.CLONE_NEWPID, template)
+    walls = apply_walls(kernel, cfg, kernel.CLONE_NEWPID, prepared)  # type: ignore[attr-defined]
     if shared.get("namespaces", "").startswith("missing"):
         walls["namespaces"] = shared["namespaces"]
-    _finish_walls(walls, bool(cfg.get("strict")), chan, hidden=True,
-                  hook=cfg.get("audit_hook", True))
-    serve(chan, walls)
+    hook = bool(cfg.get("audit_hook", True))
+    _finish_walls(walls, bool(cfg.get("strict")), chan, hidden=True, hook=hook)
+    serve(chan, walls, hook)
     _exit(0)
 
 

@@ -1,10 +1,13 @@
 """Fork mode: a small clean interpreter (the zygote) forks one walled child per batch.
 
 The zygote starts once with `-I -S -B`, preloads the modules programs may use,
-enters empty network/IPC/UTS/mount namespaces and then only forks. It never sees
-a program, a test or a result: the server hands it two pipe ends over a unix
-socket, the forked child takes them, puts up its own walls and reads its request
-straight from the server. The zygote answers with the child's pid and a pidfd.
+enters empty network/IPC/UTS/mount namespaces, installs the shared part of the
+seccomp filter, builds the Landlock ruleset, and then only forks. It never sees a
+program, a test or a result: the server hands it two pipe ends over a unix socket,
+the forked child takes them, puts up its own walls and reads its request straight
+from the server. The zygote answers with the child's pid and a pidfd, reaps each
+child as soon as it exits and says so; the server ends a uid lease only then.
+A few children are forked ahead of demand (see `base.BaseSandbox`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 import structlog
 
 from cogolf.sandbox.api import Limits
-from cogolf.sandbox.base import BaseSandbox
+from cogolf.sandbox.base import POOL_SIZE, BaseSandbox
 from cogolf.sandbox.cgroups import UidGroups
 from cogolf.sandbox.channel import LineReader, PipeWriter
 from cogolf.sandbox.interpreter import child_argv
@@ -36,21 +39,24 @@ class ZygoteError(RuntimeError):
     pass
 
 
-def _wake(fut: asyncio.Future[None]) -> None:
-    if not fut.done():
-        fut.set_result(None)
-
-
 class Zygote:
-    """The server's end of the fork server."""
+    """The server's end of the fork server.
+
+    One reader dispatches everything the zygote sends: the answer to each fork
+    request (matched by id, with the child's pidfd) and a notice each time it has
+    reaped a child, which is what lets a uid lease end only once its child is gone.
+    """
 
     def __init__(self, python: str, cwd: str) -> None:
         self._python = python
         self._cwd = cwd
         self._sock: socket.socket | None = None
         self._popen: subprocess.Popen[bytes] | None = None
-        self._lock = asyncio.Lock()
         self._next_id = 0
+        self._replies: dict[int, asyncio.Future[tuple[dict[str, Any], list[int]]]] = {}
+        self._reaped: dict[int, asyncio.Future[bool]] = {}
+        self._hello: asyncio.Future[dict[str, Any]] | None = None
+        self._starting: asyncio.Lock | None = None
         self.walls: dict[str, str] = {}
 
     @property
@@ -58,6 +64,7 @@ class Zygote:
         return self._popen.pid if self._popen else None
 
     async def start(self) -> None:
+        loop = asyncio.get_running_loop()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._popen = subprocess.Popen(
@@ -70,59 +77,121 @@ class Zygote:
             theirs.close()
         ours.setblocking(False)
         self._sock = ours
-        msg, _ = await self._recv(_START_TIMEOUT)
-        hello = json.loads(msg)
+        self._hello = loop.create_future()
+        loop.add_reader(ours.fileno(), self._on_readable, ours)
+        try:
+            hello = await asyncio.wait_for(asyncio.shield(self._hello), _START_TIMEOUT)
+        except TimeoutError as exc:
+            await self.stop()
+            raise ZygoteError("fork server did not start") from exc
         self.walls = {str(k): str(v) for k, v in hello.get("walls", {}).items()}
         log.info("zygote started", pid=self._popen.pid, walls=self.walls)
 
-    async def _recv(self, timeout: float) -> tuple[bytes, list[int]]:
-        assert self._sock is not None
-        loop = asyncio.get_running_loop()
-        sock = self._sock
-        deadline = loop.time() + timeout
+    def _on_readable(self, sock: socket.socket) -> None:
         while True:
             try:
                 msg, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 2)
-            except BlockingIOError:
-                ready = loop.create_future()
-                loop.add_reader(sock.fileno(), _wake, ready)
-                try:
-                    await asyncio.wait_for(ready, max(deadline - loop.time(), 0.0))
-                except TimeoutError as exc:
-                    raise ZygoteError("fork server did not answer") from exc
-                finally:
-                    loop.remove_reader(sock.fileno())
-                continue
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                msg, fds = b"", []
             if not msg:
-                raise ZygoteError("fork server exited")
-            return msg, fds
+                self._lost()
+                return
+            try:
+                obj = json.loads(msg)
+            except ValueError:
+                obj = None
+            if type(obj) is not dict:
+                for fd in fds:
+                    os.close(fd)
+                continue
+            self._dispatch(obj, fds)
+
+    def _dispatch(self, obj: dict[str, Any], fds: list[int]) -> None:
+        kind = obj.get("k")
+        if kind == "reaped" and type(obj.get("pid")) is int:
+            fut = self._reaped.pop(obj["pid"], None)
+            if fut is not None and not fut.done():
+                fut.set_result(True)
+        elif kind == "forked" and type(obj.get("id")) is int:
+            reply = self._replies.pop(obj["id"], None)
+            if reply is not None and not reply.done():
+                if type(obj.get("pid")) is int and fds:
+                    # registered before anything else runs, so its notice cannot be missed
+                    self._reaped[obj["pid"]] = asyncio.get_running_loop().create_future()
+                reply.set_result((obj, fds))
+                return
+        elif kind == "hello" and self._hello is not None and not self._hello.done():
+            self._hello.set_result(obj)
+        for fd in fds:
+            os.close(fd)
+
+    def _lost(self) -> None:
+        """The zygote is gone: fail every pending request; orphans are watched by pid."""
+        if self._sock is not None:
+            with contextlib.suppress(ValueError, OSError):
+                asyncio.get_running_loop().remove_reader(self._sock.fileno())
+            self._sock.close()
+            self._sock = None
+        for fut in self._replies.values():
+            if not fut.done():
+                fut.set_exception(ZygoteError("fork server exited"))
+        self._replies.clear()
+        for waiter in self._reaped.values():
+            if not waiter.done():
+                waiter.set_result(False)  # the orphans' reaper is init now: watch them
+        self._reaped.clear()
+        if self._hello is not None and not self._hello.done():
+            self._hello.set_exception(ZygoteError("fork server exited"))
 
     def alive(self) -> bool:
         return self._popen is not None and self._popen.poll() is None and self._sock is not None
 
     async def fork(self, cfg: dict[str, Any], req_r: int,
-                   res_w: int) -> tuple[int, int, dict[str, Any]]:
-        """Fork a child owning the two pipe ends; returns (pid, pidfd, reply)."""
-        async with self._lock:
-            if not self.alive():
-                await self.stop()
-                await self.start()
-            assert self._sock is not None
-            self._next_id += 1
-            payload = json.dumps({**cfg, "id": self._next_id}).encode()
-            socket.send_fds(self._sock, [payload], [req_r, res_w])
-            msg, fds = await self._recv(_REPLY_TIMEOUT)
-        reply = json.loads(msg)
-        if reply.get("id") != self._next_id or not fds:
+                   res_w: int) -> tuple[int, int, asyncio.Future[bool]]:
+        """Fork a child owning the two pipe ends; returns (pid, pidfd, reaped), where
+        `reaped` becomes True once the zygote has reaped the child (False if the
+        zygote is gone before it could)."""
+        if not self.alive():
+            if self._starting is None:
+                self._starting = asyncio.Lock()
+            async with self._starting:
+                if not self.alive():
+                    log.warning("fork server gone, restarting it")
+                    await self.stop()
+                    await self.start()
+        assert self._sock is not None
+        self._next_id += 1
+        ident = self._next_id
+        fut: asyncio.Future[tuple[dict[str, Any], list[int]]] = \
+            asyncio.get_running_loop().create_future()
+        self._replies[ident] = fut
+        try:
+            socket.send_fds(self._sock, [json.dumps({**cfg, "id": ident}).encode()],
+                            [req_r, res_w])
+            reply, fds = await asyncio.wait_for(fut, _REPLY_TIMEOUT)
+        except TimeoutError as exc:
+            raise ZygoteError("fork server did not answer") from exc
+        except OSError as exc:
+            raise ZygoteError(f"fork server unreachable: {exc}") from exc
+        finally:
+            self._replies.pop(ident, None)
+        if "error" in reply or not fds or type(reply.get("pid")) is not int:
             for fd in fds:
                 os.close(fd)
-            raise ZygoteError(f"fork server reply out of step: {reply}")
-        return int(reply["pid"]), fds[0], reply
+            raise ZygoteError(f"fork server could not fork: {reply.get('error', reply)}")
+        pid = reply["pid"]
+        # A pid is reused only after its reap notice, which came before this reply.
+        return pid, fds[0], self._reaped[pid]
 
     async def stop(self) -> None:
         if self._sock is not None:
+            with contextlib.suppress(ValueError, OSError, RuntimeError):
+                asyncio.get_running_loop().remove_reader(self._sock.fileno())
             self._sock.close()
             self._sock = None
+        self._lost()
         if self._popen is not None:
             try:
                 await asyncio.to_thread(self._popen.wait, 2.0)
@@ -136,8 +205,9 @@ class Zygote:
 class ForkSandbox(BaseSandbox):
     mode = "fork"
 
-    def __init__(self, *, accept_weak: bool = False, python: str | None = None) -> None:
-        super().__init__(accept_weak=accept_weak, python=python)
+    def __init__(self, *, accept_weak: bool = False, python: str | None = None,
+                 pool_size: int = POOL_SIZE) -> None:
+        super().__init__(accept_weak=accept_weak, python=python, pool_size=pool_size)
         self.zygote: Zygote | None = None
 
     async def _start_mode(self) -> None:
@@ -155,7 +225,7 @@ class ForkSandbox(BaseSandbox):
         req_r, req_w = os.pipe2(os.O_CLOEXEC)
         res_r, res_w = os.pipe2(os.O_CLOEXEC)
         try:
-            pid, pidfd, reply = await self.zygote.fork(cfg, req_r, res_w)
+            pid, pidfd, reaped = await self.zygote.fork(cfg, req_r, res_w)
         except BaseException:
             os.close(req_w)
             os.close(res_r)
@@ -165,9 +235,5 @@ class ForkSandbox(BaseSandbox):
             os.close(res_w)
         reader = LineReader(res_r, max_line=limits.max_result_line_bytes,
                             max_total=limits.max_result_bytes)
-        child = ChildProcess(pid=pid, pidfd=pidfd, reader=reader, writer=PipeWriter(req_w),
-                             groups=groups)
-        cgroup = str(reply.get("cgroup", "missing: no answer"))
-        child.extra_walls["cgroup"] = cgroup if cfg.get("cgroups") else \
-            "missing: no cgroup directory"
-        return child
+        return ChildProcess(pid=pid, pidfd=pidfd, reader=reader, writer=PipeWriter(req_w),
+                            groups=groups, reaped=reaped)

@@ -122,20 +122,20 @@ def _fs_rights(abi: int) -> int:
     return rights
 
 
-def landlock_restrict(
+def landlock_ruleset(
     *,
     readable: tuple[str, ...] = (),
     writable: tuple[str, ...] = (),
     executable: tuple[str, ...] = (),
     allow_tcp: bool = False,
     min_abi: int = 1,
-) -> int:
-    """Confine this process (and what it later runs) to the listed paths.
+) -> tuple[int, int]:
+    """A ruleset descriptor confining to the listed paths, and the ABI it uses.
 
     Every filesystem right the kernel knows is handled, so anything not listed is
     denied, for root too. TCP bind/connect and signals/abstract sockets outside the
-    domain are denied where the ABI supports it. Returns the ABI used. Requires
-    no_new_privs (or CAP_SYS_ADMIN), which the caller sets first.
+    domain are denied where the ABI supports it. The descriptor may be inherited
+    and enforced later by `landlock_enforce` in each process that needs it.
     """
     abi = landlock_abi()
     if abi < min_abi:
@@ -162,8 +162,33 @@ def landlock_restrict(
             grants[path] = grants.get(path, 0) | READ_RIGHTS | WRITE_RIGHTS
         for path, rights in grants.items():
             _landlock_add_path(rfd, path, rights & fs)
-        _check("landlock", _LIBC.syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF),
-                                         ctypes.c_int(rfd), ctypes.c_uint32(0)))
+    except BaseException:
+        os.close(rfd)
+        raise
+    return rfd, abi
+
+
+def landlock_enforce(ruleset_fd: int) -> None:
+    """Confine this process to a ruleset; each call makes a new Landlock domain
+    (so its own signal scope). Requires no_new_privs or CAP_SYS_ADMIN."""
+    _check("landlock", _LIBC.syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF),
+                                     ctypes.c_int(ruleset_fd), ctypes.c_uint32(0)))
+
+
+def landlock_restrict(
+    *,
+    readable: tuple[str, ...] = (),
+    writable: tuple[str, ...] = (),
+    executable: tuple[str, ...] = (),
+    allow_tcp: bool = False,
+    min_abi: int = 1,
+) -> int:
+    """Confine this process (and what it later runs) to the listed paths; returns
+    the ABI used. See `landlock_ruleset`. The caller sets no_new_privs first."""
+    rfd, abi = landlock_ruleset(readable=readable, writable=writable, executable=executable,
+                                allow_tcp=allow_tcp, min_abi=min_abi)
+    try:
+        landlock_enforce(rfd)
     finally:
         os.close(rfd)
     return abi
@@ -231,12 +256,23 @@ def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k & 0xFFFFFFFF)
 
 
-def seccomp_program(*, allow_processes: bool, allow_exec: bool, allow_network: bool,
-                    self_pid: int, signal_self_only: bool = True) -> bytes:
-    """A BPF program (sock_filter array) implementing the deny list above.
+# Denied per forked child rather than in the fork server's own filter: the child
+# still needs them between fork and its last wall (uid drop, PID namespace), and the
+# server needs pidfd_open for each child it forks.
+_CHILD_STAGE = {
+    "setuid": 105, "setgid": 106, "setreuid": 113, "setregid": 114, "setresuid": 117,
+    "setresgid": 119, "setgroups": 116, "setfsuid": 122, "setfsgid": 123, "unshare": 272,
+    "pidfd_open": 434,
+}
 
-    Signals may only target this process itself (kill(-1), kill(getppid()) fail);
-    prctl(PR_SET_DUMPABLE) is refused so a program cannot make itself traceable.
+
+def denied_syscalls(*, allow_processes: bool, allow_exec: bool, allow_network: bool,
+                    allow_socketpair: bool = False) -> dict[str, int]:
+    """Every system call a sandboxed process with these allowances may not make.
+
+    `allow_socketpair` lets a process tree without network talk to itself over an
+    unnamed, already connected unix socket pair (Rust's process spawning needs one);
+    it reaches nothing outside, unlike socket/connect/bind, which stay denied.
     """
     denied = dict(_ALWAYS_DENIED)
     if not allow_processes:
@@ -245,6 +281,12 @@ def seccomp_program(*, allow_processes: bool, allow_exec: bool, allow_network: b
         denied.update(_EXEC)
     if not allow_network:
         denied.update(_NETWORK)
+        if allow_socketpair:
+            del denied["socketpair"]
+    return denied
+
+
+def _program(denied: dict[str, int], *, self_pid: int | None, arg_rules: bool) -> bytes:
     out = [
         _insn(_LD_W_ABS, 0, 0, 4),  # arch
         _insn(_JEQ_K, 1, 0, _AUDIT_ARCH_X86_64),
@@ -256,7 +298,7 @@ def seccomp_program(*, allow_processes: bool, allow_exec: bool, allow_network: b
     for nr in sorted(set(denied.values())):
         out.append(_insn(_JEQ_K, 0, 1, nr))
         out.append(_insn(_RET_K, 0, 0, _RET_ERRNO_EPERM))
-    for nr in sorted(_SIGNAL_SELF_ONLY.values()) if signal_self_only else ():
+    for nr in sorted(_SIGNAL_SELF_ONLY.values()) if self_pid is not None else ():
         out += [
             _insn(_JEQ_K, 0, 4, nr),
             _insn(_LD_W_ABS, 0, 0, 16),  # low half of args[0]
@@ -264,7 +306,8 @@ def seccomp_program(*, allow_processes: bool, allow_exec: bool, allow_network: b
             _insn(_RET_K, 0, 0, _RET_ALLOW),
             _insn(_RET_K, 0, 0, _RET_ERRNO_EPERM),
         ]
-    for nr, offset, value in ((_SYS_PRCTL, 16, PR_SET_DUMPABLE), (_SYS_IOCTL, 24, _TIOCSTI)):
+    for nr, offset, value in ((_SYS_PRCTL, 16, PR_SET_DUMPABLE), (_SYS_IOCTL, 24, _TIOCSTI)) \
+            if arg_rules else ():
         out += [
             _insn(_JEQ_K, 0, 4, nr),
             _insn(_LD_W_ABS, 0, 0, offset),
@@ -274,6 +317,35 @@ def seccomp_program(*, allow_processes: bool, allow_exec: bool, allow_network: b
         ]
     out.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
     return b"".join(out)
+
+
+def seccomp_program(*, allow_processes: bool, allow_exec: bool, allow_network: bool,
+                    self_pid: int, signal_self_only: bool = True,
+                    allow_socketpair: bool = False) -> bytes:
+    """A BPF program (sock_filter array) implementing the deny list above.
+
+    Signals may only target this process itself (kill(-1), kill(getppid()) fail);
+    prctl(PR_SET_DUMPABLE) is refused so a program cannot make itself traceable.
+    """
+    denied = denied_syscalls(allow_processes=allow_processes, allow_exec=allow_exec,
+                             allow_network=allow_network, allow_socketpair=allow_socketpair)
+    return _program(denied, self_pid=self_pid if signal_self_only else None, arg_rules=True)
+
+
+def seccomp_split(*, self_pid: int) -> tuple[bytes, bytes]:
+    """The no-process, no-exec, no-network filter as two stacked programs.
+
+    The first (everything not needed between fork and the last wall) goes on the
+    fork server once and is inherited by every child; the second (process
+    creation, the uid and namespace calls, signals to itself only) goes on each
+    child. The kernel applies the most restrictive verdict of all stacked filters,
+    so the pair denies exactly what `seccomp_program` denies.
+    """
+    denied = denied_syscalls(allow_processes=False, allow_exec=False, allow_network=False)
+    late = {k: v for k, v in denied.items() if k in _CHILD_STAGE or k in _PROCESS_CREATION}
+    early = {k: v for k, v in denied.items() if k not in late}
+    return (_program(early, self_pid=None, arg_rules=True),
+            _program(late, self_pid=self_pid, arg_rules=False))
 
 
 class _SockFprog(ctypes.Structure):

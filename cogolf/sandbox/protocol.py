@@ -67,7 +67,10 @@ def field_value(msg: dict[str, Any]) -> Value:
         raise ProtocolError("returned value nested too deeply") from exc
 
 
+# ensure_ascii keeps lone surrogates in sources and strings intact across the pipe; one
+# encoder for every request (json.dumps with options builds a new one per call).
+_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+
+
 def encode_request(obj: dict[str, Any]) -> bytes:
-    # ensure_ascii keeps lone surrogates in sources and strings intact across the pipe.
-    text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    return text.encode() + b"\n"
+    return _ENCODER.encode(obj).encode() + b"\n"

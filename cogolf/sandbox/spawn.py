@@ -23,6 +23,11 @@ from cogolf.sandbox.session import ChildProcess
 class SpawnSandbox(BaseSandbox):
     mode = "spawn"
 
+    def __init__(self, *, accept_weak: bool = False, python: str | None = None,
+                 pool_size: int = 0) -> None:
+        # No pre-started interpreters: this mode is the spawn-per-batch baseline.
+        super().__init__(accept_weak=accept_weak, python=python, pool_size=pool_size)
+
     async def _launch(self, cfg: dict[str, Any], groups: UidGroups | None,
                       limits: Limits) -> ChildProcess | None:
         req_r, req_w = os.pipe2(os.O_CLOEXEC)

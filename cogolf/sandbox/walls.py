@@ -24,11 +24,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
+import structlog
+
 from cogolf.sandbox import kernel
 from cogolf.sandbox.cgroups import UidGroups, available_bases
 from cogolf.sandbox.uids import lease_uid
 
-__all__ = ["SYSTEM_PATHS", "ExternalRun", "WallSpec", "enter_walls", "lease_uid", "run_external"]
+__all__ = [
+    "SYSTEM_CONFIG_PATHS", "SYSTEM_PATHS", "ExternalRun", "WallSpec", "enter_walls", "lease_uid",
+    "run_external",
+]
 
 SYSTEM_PATHS: tuple[str, ...] = (
     "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/ld.so.conf",
@@ -38,7 +43,13 @@ SYSTEM_PATHS: tuple[str, ...] = (
 """Readable and executable for every external program unless `system_paths=False`:
 the dynamic loader, shared libraries and standard tools. Not /etc as a whole."""
 
+SYSTEM_CONFIG_PATHS: tuple[str, ...] = ("/etc/racket",)
+"""Readable (not executable) with the system paths: toolchain configuration that
+runtimes read at start (Racket's `config.rktd`). A path that does not exist grants
+nothing."""
+
 _POLL_SECONDS = 0.05
+log = structlog.get_logger(__name__)
 EXTERNAL_PREFIX = "ext"
 
 
@@ -102,16 +113,20 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
     kernel.set_rlimits(
         address_space=spec.address_space_bytes,
         cpu_seconds=spec.cpu_seconds,
-        nproc=(1 + spec.max_processes) if spec.max_processes else 0,
+        # Counting the process itself: with 0, execve fails (EAGAIN) whenever the uid
+        # still owns any other process at the uid drop, such as a dying one. Forks are
+        # stopped by the pids cgroup and (with max_processes 0) seccomp as well.
+        nproc=1 + spec.max_processes,
         nofile=spec.max_open_files,
         fsize=spec.max_file_bytes if spec.writable else 0,
     )
     kernel.no_new_privs()
     system = SYSTEM_PATHS if spec.system_paths else ()
+    config = SYSTEM_CONFIG_PATHS if spec.system_paths else ()
     # Landlock before the uid drop: the rules open their paths, and a path below a
     # directory only root may traverse must still be grantable.
     kernel.landlock_restrict(
-        readable=spec.readable,
+        readable=tuple(spec.readable) + config,
         writable=spec.writable,
         executable=tuple(spec.executable) + system,
         allow_tcp=spec.network,
@@ -123,6 +138,10 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
             allow_processes=spec.max_processes > 0, allow_exec=True,
             allow_network=spec.network, self_pid=os.getpid(),
             signal_self_only=spec.max_processes == 0,
+            # Rust's Command spawns through a socket pair whenever it searches PATH
+            # itself (e.g. rustc running `cc`); with processes allowed, the tree may
+            # already talk to itself over pipes, so this opens nothing new.
+            allow_socketpair=spec.max_processes > 0,
         ))
 
 
@@ -166,6 +185,18 @@ def _proc_cpu(pid: int) -> float:
         return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
     except (IndexError, ValueError):
         return 0.0
+
+
+async def _until_reaped(groups: UidGroups, timeout: float = 2.0) -> None:
+    """Wait until no task of the run is left, zombies included, so the uid is released
+    clean (orphaned grandchildren are reaped by init, not by this server)."""
+    for _ in range(int(timeout / 0.005)):
+        if not groups.charged_tasks():
+            return
+        groups.kill_all()
+        await asyncio.sleep(0.005)
+    log.warning("external run left tasks behind", tasks=groups.charged_tasks(),
+                group=groups.dirs.get("pids"))
 
 
 async def run_external(
@@ -229,7 +260,8 @@ async def run_external(
         wait_task = asyncio.ensure_future(proc.wait())
         while not wait_task.done():
             await asyncio.wait([wait_task], timeout=_POLL_SECONDS)
-            if wait_task.done():
+            if wait_task.done() or proc.returncode is not None:
+                # exited; what it left running (holding the pipes) dies with the group
                 break
             if cpu_used() > cpu_seconds:
                 reason = "cpu"
@@ -250,6 +282,8 @@ async def run_external(
             if not kill_tree():
                 break
             await asyncio.sleep(0.01)
+        if groups is not None:
+            await _until_reaped(groups)
         feed_task.cancel()
         try:
             (stdout, out_trunc), (stderr, err_trunc) = await asyncio.wait_for(
