@@ -284,6 +284,14 @@ def _run_server(args: argparse.Namespace) -> int:
     return 0 if not doc["incomplete"] else 1
 
 
+# --- bench golf ---------------------------------------------------------------------
+
+
+def _run_golf(args: argparse.Namespace) -> int:
+    configure("warning")  # the Python course's sandbox logs its start at info level
+    return golf_command.run_bench(args)
+
+
 # --- bench league -------------------------------------------------------------------
 
 
@@ -309,7 +317,7 @@ BENCHMARKS: list[Benchmark] = [
     Benchmark("league", "an N-entrant night of instant scripted bots",
               _league_arguments, _run_league),
     Benchmark("golf", "seconds to score a full 18-hole course per language (reference files)",
-              golf_command.add_bench_arguments, golf_command.run_bench),
+              golf_command.add_bench_arguments, _run_golf),
 ]
 
 

@@ -20,6 +20,7 @@ from cogolf.golf.types import (
     racket_type,
     rust_type,
 )
+from cogolf.sandbox.child import PRELOAD as PYTHON_MODULES  # what programs can import
 
 
 def _python_signature(hole: Hole) -> str:
@@ -80,7 +81,8 @@ COURSES: dict[str, Course] = {
         extension="py",
         contract=(
             "Python 3: the file must define f (a def, or a lambda bound to f). It is run in a "
-            "fresh namespace and f is called once per test; tuples count as lists."
+            "fresh namespace and f is called once per test; tuples count as lists. Modules that "
+            f"can be imported: {', '.join(PYTHON_MODULES)}."
         ),
         signature=_python_signature,
         make_runner=_python_runner,

@@ -148,6 +148,9 @@ class HostedGolfMatch:
             self.status = "failed"
         finally:
             self.spectators.end(self.result)
+            # the Python course's sandbox (a fork server and its warm children) ends
+            # with the match, off the server's loop; a resumed match starts a new one
+            await asyncio.to_thread(self.runner.close)
 
     def _resume_point(self) -> tuple[list[Any], int | None, str]:
         """Scored holes, the journal offset to cut at, and why the match cannot go on."""

@@ -86,7 +86,7 @@ def _options(replays: Path, settings: GolfSettings, listen: Listen, timeout: flo
         decks={},  # this server hosts the golf match only
         host=listen.host,
         port=listen.port,
-        # Golf files run in the golf runners' own walls; the Cogolf sandbox is never started.
+        # Golf files run in the golf runners (the Python course starts its own fork sandbox).
         sandbox=make_sandbox("spawn"),
         connect_timeout=timeout,
         resume=False,

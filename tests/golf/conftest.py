@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from cogolf.golf import play
-from cogolf.golf.courses import get_course
 from cogolf.golf.holes import HoleSet, load_holes
-from cogolf.golf.runners.base import RunLimits, Runner
 from cogolf.golf.scoring import HoleResult
-
-FAST = RunLimits(per_test_seconds=0.5, per_hole_seconds=6.0)
+from tests.golf.runners import close_runners, runner_for
 
 
 @pytest.fixture(scope="session")
@@ -23,22 +18,10 @@ def holes() -> HoleSet:
     return load_holes()
 
 
-def need_racket() -> None:
-    if shutil.which("racket") is None:
-        if os.environ.get("CI"):
-            pytest.fail("racket must be installed in CI (.ci/run installs it)")
-        pytest.skip("racket is not installed (apt-get install racket); CI never skips this")
-
-
-_RUNNERS: dict[str, Runner] = {}
-
-
-def runner_for(course: str) -> Runner:
-    if course == "racket":
-        need_racket()
-    if course not in _RUNNERS:
-        _RUNNERS[course] = get_course(course).runner(FAST)
-    return _RUNNERS[course]
+@pytest.fixture(scope="session", autouse=True)
+def _close_runners() -> Iterator[None]:
+    yield
+    close_runners()
 
 
 @pytest.fixture(scope="session")

@@ -13,8 +13,8 @@ from cogolf.golf.settings import GolfSettings
 from cogolf.sandbox import make_sandbox
 from cogolf.server.registry import CreateMatch
 from cogolf.server.run import RunningServer, ServeOptions, start_server
-from tests.golf.conftest import FAST
 from tests.golf.policies import SOLUTIONS
+from tests.golf.runners import FAST
 
 
 @contextlib.asynccontextmanager

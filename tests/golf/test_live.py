@@ -19,7 +19,6 @@ from cogolf.golf import leaderboard
 from cogolf.golf.journal import read_golf_replay
 from cogolf.golf.results import read_results
 from cogolf.golf.wire import GolfHoleScore, GolfHoleStart, GolfSubmissionRecord
-from tests.golf.conftest import need_racket
 from tests.golf.live_helpers import (
     answer,
     create,
@@ -28,6 +27,7 @@ from tests.golf.live_helpers import (
     recv,
     reference_source,
 )
+from tests.golf.runners import need_racket
 
 POLICIES = Path(__file__).with_name("policies.py")
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from tests.golf.conftest import need_racket
 from tests.golf.hostile import listener
+from tests.golf.runners import need_racket, runner_for
 
 pytestmark = pytest.mark.usefixtures("racket_present")
 
@@ -69,3 +70,17 @@ def test_hostile_file_write_network_fork(judge, tmp_path: Path) -> None:
     fork = judge("racket", "sum-digits",
                  '(define (f n) (define-values (p o i e) (subprocess #f #f #f "/bin/true")) 0)')
     assert fork.reason == "Runtime error"
+
+
+def test_the_harness_token_and_stdout_are_out_of_reach(judge) -> None:
+    # Worst case: the file knows where the harness is and asks for its module namespace.
+    harness = json.dumps(str(runner_for("racket").harness))  # type: ignore[attr-defined]
+    src = (
+        "(define (peek name)\n"
+        "  (with-handlers ([(lambda (e) #t) (lambda (e) \"hidden\")])\n"
+        f"    (format \"~a\" (eval name (module->namespace (string->path {harness}))))))\n"
+        "(define (f s) (string-append (peek 'token) (peek 'out) (peek 'limit)))\n"
+    )
+    result = judge("racket", "reverse-string", src)
+    assert result.reason == "Failed tests"
+    assert {t.got for t in result.tests} == {'"hiddenhiddenhidden"'}

@@ -40,6 +40,14 @@ DEFAULT_LIMITS = RunLimits()
 class Runner(Protocol):
     language: str
 
+    async def start(self) -> None:
+        """Get long-lived parts ready (a sandbox server); `run` does it when still needed."""
+        ...
+
+    def close(self) -> None:
+        """Stop what `start` started; a closed runner starts again on its next `run`."""
+        ...
+
     async def run(self, source: bytes, hole: Hole, tests: Sequence[Test]) -> BatchResult:
         """Load `source` once and call f for every test; never raises for what the program does."""
         ...

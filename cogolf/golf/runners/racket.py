@@ -24,6 +24,12 @@ class RacketRunner:
         self.racket = racket_binary()
         self.harness = racket_harness(CHILD)
 
+    async def start(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
     async def run(self, source: bytes, hole: Hole, tests: Sequence[Test]) -> BatchResult:
         token = protocol.new_token()
         calls = " ".join("(" + " ".join(racket_literal(a) for a in t.args) + ")" for t in tests)
@@ -39,7 +45,8 @@ class RacketRunner:
                 cpu_seconds=self.limits.per_hole_seconds,
             )
             run = await walled(
-                [str(self.racket), str(self.harness)],
+                # -n: no init library in the start-up namespace (the harness makes its own)
+                [str(self.racket), "-n", "-u", str(self.harness)],
                 request.encode(),
                 scratch.path,
                 spec,
