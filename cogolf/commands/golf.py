@@ -126,13 +126,17 @@ def _fail(message: str) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
+    configure("warning")
     try:
         check_model(args.model)
         holes = load_holes()
         course = get_course(args.course)
         subs = read_submissions(args.submissions, course, holes)
         runner = course.runner(_limits(args))
-        results = asyncio.run(score_course(holes, runner, subs, jobs=args.jobs))
+        try:
+            results = asyncio.run(score_course(holes, runner, subs, jobs=args.jobs))
+        finally:
+            runner.close()
         doc = new_result(args.model, course.name, holes.version, results)
         path = write_result(args.results, doc)
     except (GolfDataError, SubmissionError, ResultError, ToolchainError, ValueError) as exc:
@@ -232,6 +236,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def run_bench(args: argparse.Namespace) -> int:
+    configure("warning")
     courses = [c.strip() for c in args.courses.split(",") if c.strip()]
     try:
         rows = bench(load_holes(), courses, args.solutions, DEFAULT_LIMITS, args.jobs)

@@ -93,6 +93,11 @@ class SoloContext:
         self.commit0: dict[str, Commit0Task | str] = {}  # task, or why it could not be prepared
         self.project: dict[str, ProjectTask] = {t.name: t for t in plan.project}
 
+    def close(self) -> None:
+        """Stop what the runners started (the Python course keeps a fork sandbox)."""
+        for runner in self.runners.values():
+            runner.close()
+
     def path(self, job: SoloJob) -> Path:
         return result_path(self.night_dir, self.night.name, job.game, job.entrant, job.item,
                            job.attempt)
@@ -235,7 +240,10 @@ async def run_solo(
             out.played.append(job.label)
             report(f"  {job.label}: {summary}")
 
-    await asyncio.gather(*(one(job) for job in todo))
+    try:
+        await asyncio.gather(*(one(job) for job in todo))
+    finally:
+        ctx.close()
     for lst in (out.played, out.skipped, out.void):
         lst.sort()
     return out

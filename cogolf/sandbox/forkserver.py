@@ -193,9 +193,13 @@ class Zygote:
             self._sock = None
         self._lost()
         if self._popen is not None:
-            try:
-                await asyncio.to_thread(self._popen.wait, 2.0)
-            except subprocess.TimeoutExpired:
+            # Polled rather than waited on a thread: close() must also work while the
+            # interpreter is shutting down, when no new thread can start.
+            loop = asyncio.get_running_loop()
+            give_up = loop.time() + 2.0
+            while self._popen.poll() is None and loop.time() < give_up:
+                await asyncio.sleep(0.005)
+            if self._popen.poll() is None:
                 self._popen.kill()
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     self._popen.wait(2.0)
