@@ -1,24 +1,60 @@
 """Logging set-up: JSON lines when not on a terminal, readable console output on one.
 
 Context such as `match_id`, `slot` and `hole` is bound by the code that knows it;
-tokens are never bound or logged.
+tokens are never bound or logged. Logging can never break a match: lines go to
+whatever `sys.stderr` is at the moment of writing, and a stream that is closed or
+broken (a detached terminal, a full pipe) loses the line, not the match.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from typing import Any, TextIO
 
 import structlog
 
 
-def configure(level: str = "info", *, json: bool | None = None, stream=None) -> None:
-    stream = stream or sys.stderr
-    use_json = not stream.isatty() if json is None else json
+class StderrLogger:
+    """A structlog logger writing each line to the current `sys.stderr`, never raising."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream
+
+    def msg(self, message: str) -> None:
+        stream = self._stream or sys.stderr
+        try:
+            stream.write(message + "\n")
+            stream.flush()
+        except (OSError, ValueError):  # closed or broken: drop the line
+            pass
+
+    log = debug = info = warning = warn = error = critical = exception = fatal = msg
+
+
+class StderrLoggerFactory:
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream
+
+    def __call__(self, *args: Any) -> StderrLogger:
+        return StderrLogger(self._stream)
+
+
+def configure(
+    level: str = "info", *, json: bool | None = None, stream: TextIO | None = None
+) -> None:
+    """Set up structlog for a command. `stream` pins the output; by default it follows
+    `sys.stderr`. `json` defaults to JSON unless stderr is a terminal."""
+    target = stream or sys.stderr
+    try:
+        tty = target.isatty()
+    except (OSError, ValueError):
+        tty = False
+    use_json = not tty if json is None else json
     renderer = (
         structlog.processors.JSONRenderer()
         if use_json
-        else structlog.dev.ConsoleRenderer(colors=stream.isatty())
+        else structlog.dev.ConsoleRenderer(colors=tty)
     )
     structlog.configure(
         processors=[
@@ -31,6 +67,6 @@ def configure(level: str = "info", *, json: bool | None = None, stream=None) -> 
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
         ),
-        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        logger_factory=StderrLoggerFactory(stream),
         cache_logger_on_first_use=False,
     )

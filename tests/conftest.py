@@ -8,3 +8,8 @@ with "AST constructor recursion depth mismatch".
 """
 
 import hypothesis  # noqa: F401
+
+from cogolf.logs import configure
+
+# Logs of in-process servers and sandboxes go to the (per-test) stderr that pytest captures.
+configure("info", json=False)
