@@ -168,11 +168,31 @@ class HostedMatch:
         except asyncio.CancelledError:
             self.log.info("match_interrupted")  # the journal stays resumable
             raise
-        except Exception:
+        except Exception as exc:
             self.log.exception("match_crashed")
-            self.status = "failed"
+            await self._end_after_crash(f"{type(exc).__name__}: {exc}")
         finally:
             self.spectators.end(self.result)
+
+    async def _end_after_crash(self, detail: str) -> None:
+        """A failure outside the driver's own protection still ends the match with a
+        result line and tells the seats, keeping whatever holes were resolved."""
+        if self.result is not None:
+            return
+        try:
+            match = self.match or new_match(self.deck, self.meta.config, self.match_id)
+            append = self.replay_path.exists() and self.replay_path.stat().st_size > 0
+            with ReplayWriter(self.replay_path, append=append) as writer:
+                if not append:
+                    writer.write(replay_header(match, self.deck, self.sandbox))
+                driver = MatchDriver(
+                    match, self.deck, self.seats, self.sandbox, writer, limits=Limits()
+                )
+                self.result = await driver.fail("harness_fault", detail)
+            self.status = "finished"
+        except Exception:
+            self.log.exception("match_unrecoverable")
+            self.status = "failed"
 
     async def _play(self) -> None:
         append = self.replay_path.exists() and self.replay_path.stat().st_size > 0
