@@ -41,6 +41,9 @@ _MIN_RECHECK = 0.005
 _PINNED_SECONDS = 0.01  # a step longer than this runs wherever the scheduler likes
 _MARK_AGE = 1 / _TICKS  # /proc counts CPU in clock ticks: a finer mark gains nothing
 _LOAD_STATUSES = {s.value: s for s in LoadStatus}
+# A quick call answers within tens of microseconds: waiting this long for it outside
+# the event loop costs other sessions little and this one a future and a wake-up.
+_SPIN_SECONDS = 0.0005
 
 
 @dataclass
@@ -223,11 +226,14 @@ async def _await_line(child: ChildProcess, cpu_limit: float, deadline: float,
     # CPU used cannot outrun wall time for a single-task child, so no poll is
     # needed until `cpu_limit` of wall time has passed since the mark.
     wait = cpu_limit - (time.monotonic() - child.cpu_mark_at)
+    spin = _SPIN_SECONDS
     while True:
         remaining_wall = deadline - time.monotonic()
         timeout = max(min(wait, remaining_wall), 0.0)
         pinned = child.pinned
-        got = await child.reader.readline(min(timeout, _PINNED_SECONDS) if pinned else timeout)
+        got = await child.reader.readline(min(timeout, _PINNED_SECONDS) if pinned else timeout,
+                                          spin=spin)
+        spin = 0.0  # only the first wait: a slow step sleeps on the event loop
         if isinstance(got, bytes):
             try:
                 return parse_line(got)
