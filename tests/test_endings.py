@@ -6,6 +6,8 @@ import asyncio
 import json
 import shutil
 
+import websockets
+
 from cogolf.bots.policy import load_policy
 from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES, load
 from cogolf.engine.match import MatchConfig
@@ -14,7 +16,7 @@ from cogolf.runtime.local import run_match
 from cogolf.runtime.seats import InProcessSeat
 from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.spawn import SpawnSandbox
-from tests.server.helpers import create, play_well, running_server
+from tests.server.helpers import create, literalist_play, play_well, recv, running_server
 
 DECK = load()
 
@@ -109,17 +111,23 @@ def test_observations_never_leak_secrets(tmp_path):
 
 
 def test_a_match_that_cannot_resume_ends_as_harness_fault(tmp_path):
+    async def one_hole_then_silence(url):
+        async with websockets.connect(url) as ws:
+            obs = await recv(ws, "observation")
+            await ws.send(literalist_play(obs["observation"], obs["hole"]))
+            await asyncio.sleep(3600)
+
     async def first():
         async with running_server(tmp_path) as server:
-            match_id, urls = create(server, holes=3, match_id="m1")
+            match_id, urls = create(server, holes=3, match_id="m1", hole_deadline_seconds=600)
             task = asyncio.create_task(play_well(urls[0]))
-            other = asyncio.create_task(play_well(urls[1]))
+            other = asyncio.create_task(one_hole_then_silence(urls[1]))
             hosted = server.registry.get(match_id)
             while not (hosted.match and hosted.match.resolved):
                 await asyncio.sleep(0.01)
             task.cancel()
             other.cancel()
-        # leaving the block stops the server mid-match: the journal has no result
+        # leaving the block stops the server in hole 2 (seat 1 is silent): no result line
 
     asyncio.run(first())
     path = tmp_path / "replays" / "m1.ndjson"
