@@ -31,14 +31,31 @@ from cogolf.sandbox.cgroups import UidGroups, available_bases
 from cogolf.sandbox.uids import lease_uid
 
 __all__ = [
-    "SYSTEM_CONFIG_PATHS", "SYSTEM_PATHS", "ExternalRun", "WallSpec", "enter_walls", "lease_uid",
+    "SYSTEM_CONFIG_PATHS",
+    "SYSTEM_PATHS",
+    "ExternalRun",
+    "WallSpec",
+    "enter_walls",
+    "lease_uid",
     "run_external",
 ]
 
 SYSTEM_PATHS: tuple[str, ...] = (
-    "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/ld.so.conf",
-    "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime", "/dev/null", "/dev/zero",
-    "/dev/urandom", "/dev/random",
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/bin",
+    "/sbin",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/localtime",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/urandom",
+    "/dev/random",
 )
 """Readable and executable for every external program unless `system_paths=False`:
 the dynamic loader, shared libraries and standard tools. Not /etc as a whole."""
@@ -91,6 +108,9 @@ class ExternalRun:
     stderr_truncated: bool = False
 
 
+NPROC_SLACK = 16  # room in RLIMIT_NPROC for processes of the uid that are still exiting
+
+
 def _cgroup_dirs(uid: int) -> tuple[str, ...]:
     return tuple(UidGroups.create(uid, available_bases(), EXTERNAL_PREFIX).join_paths())
 
@@ -113,10 +133,11 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
     kernel.set_rlimits(
         address_space=spec.address_space_bytes,
         cpu_seconds=spec.cpu_seconds,
-        # Counting the process itself: with 0, execve fails (EAGAIN) whenever the uid
-        # still owns any other process at the uid drop, such as a dying one. Forks are
-        # stopped by the pids cgroup and (with max_processes 0) seccomp as well.
-        nproc=1 + spec.max_processes,
+        # A backstop only: forks are stopped by the pids cgroup and (with max_processes
+        # 0) seccomp. It counts every process of the uid, so it leaves room for the
+        # process itself and for ones of the uid still exiting; too tight a limit makes
+        # execve fail with EAGAIN at random.
+        nproc=1 + spec.max_processes + NPROC_SLACK,
         nofile=spec.max_open_files,
         fsize=spec.max_file_bytes if spec.writable else 0,
     )
@@ -134,15 +155,19 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
     if root and spec.drop_uid:
         kernel.drop_uid(uid)
     if kernel.seccomp_available():
-        kernel.seccomp_install(kernel.seccomp_program(
-            allow_processes=spec.max_processes > 0, allow_exec=True,
-            allow_network=spec.network, self_pid=os.getpid(),
-            signal_self_only=spec.max_processes == 0,
-            # Rust's Command spawns through a socket pair whenever it searches PATH
-            # itself (e.g. rustc running `cc`); with processes allowed, the tree may
-            # already talk to itself over pipes, so this opens nothing new.
-            allow_socketpair=spec.max_processes > 0,
-        ))
+        kernel.seccomp_install(
+            kernel.seccomp_program(
+                allow_processes=spec.max_processes > 0,
+                allow_exec=True,
+                allow_network=spec.network,
+                self_pid=os.getpid(),
+                signal_self_only=spec.max_processes == 0,
+                # Rust's Command spawns through a socket pair whenever it searches PATH
+                # itself (e.g. rustc running `cc`); with processes allowed, the tree may
+                # already talk to itself over pipes, so this opens nothing new.
+                allow_socketpair=spec.max_processes > 0,
+            )
+        )
 
 
 def _hand_over(paths: Sequence[str], uid: int) -> None:
@@ -195,8 +220,11 @@ async def _until_reaped(groups: UidGroups, timeout: float = 2.0) -> None:
             return
         groups.kill_all()
         await asyncio.sleep(0.005)
-    log.warning("external run left tasks behind", tasks=groups.charged_tasks(),
-                group=groups.dirs.get("pids"))
+    log.warning(
+        "external run left tasks behind",
+        tasks=groups.charged_tasks(),
+        group=groups.dirs.get("pids"),
+    )
 
 
 async def run_external(
@@ -222,19 +250,38 @@ async def run_external(
         mem_fail_base = groups.memory_failures() if groups else 0
         if os.geteuid() == 0 and spec.drop_uid:
             _hand_over(spec.writable, uid)
-        run_env = dict(env) if env is not None else {
-            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": cwd, "LANG": "C.UTF-8",
-        }
+        run_env = (
+            dict(env)
+            if env is not None
+            else {
+                "PATH": "/usr/local/bin:/usr/bin:/bin",
+                "HOME": cwd,
+                "LANG": "C.UTF-8",
+            }
+        )
         try:
             proc = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, cwd=cwd, env=run_env, start_new_session=True,
-                preexec_fn=partial(enter_walls, spec, uid,
-                                   tuple(groups.join_paths()) if groups else ()),
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=cwd,
+                env=run_env,
+                start_new_session=True,
+                preexec_fn=partial(
+                    enter_walls, spec, uid, tuple(groups.join_paths()) if groups else ()
+                ),
             )
         except (OSError, ValueError, Exception) as exc:  # includes a failed wall
-            return ExternalRun(None, b"", f"{type(exc).__name__}: {exc}".encode(), False, 0.0,
-                               "start_failed", time.monotonic() - started)
+            return ExternalRun(
+                None,
+                b"",
+                f"{type(exc).__name__}: {exc}".encode(),
+                False,
+                0.0,
+                "start_failed",
+                time.monotonic() - started,
+            )
         out_task = asyncio.ensure_future(_drain(proc.stdout, max_output_bytes))
         err_task = asyncio.ensure_future(_drain(proc.stderr, max_output_bytes))
 
@@ -287,19 +334,30 @@ async def run_external(
         feed_task.cancel()
         try:
             (stdout, out_trunc), (stderr, err_trunc) = await asyncio.wait_for(
-                asyncio.gather(out_task, err_task), timeout=2.0)
+                asyncio.gather(out_task, err_task), timeout=2.0
+            )
         except TimeoutError:
             # a grandchild outside the group still holds the pipes: give up on them
             out_task.cancel()
             err_task.cancel()
             stdout, out_trunc, stderr, err_trunc = b"", True, b"", True
         cpu = cpu_used()
-        if reason == "exit" and groups is not None and groups.memory_failures() > mem_fail_base \
-                and proc.returncode is not None and proc.returncode < 0:
+        if (
+            reason == "exit"
+            and groups is not None
+            and groups.memory_failures() > mem_fail_base
+            and proc.returncode is not None
+            and proc.returncode < 0
+        ):
             reason = "memory"
         return ExternalRun(
-            returncode=proc.returncode, stdout=stdout, stderr=stderr,
-            timed_out=reason in ("cpu", "wall"), cpu_seconds=cpu, reason=reason,
-            wall_seconds=time.monotonic() - started, stdout_truncated=out_trunc,
+            returncode=proc.returncode,
+            stdout=stdout,
+            stderr=stderr,
+            timed_out=reason in ("cpu", "wall"),
+            cpu_seconds=cpu,
+            reason=reason,
+            wall_seconds=time.monotonic() - started,
+            stdout_truncated=out_trunc,
             stderr_truncated=err_trunc,
         )
