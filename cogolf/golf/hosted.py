@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import secrets
 import time
 from pathlib import Path
@@ -43,7 +42,7 @@ from cogolf.golf.wire import (
     GolfWelcome,
 )
 from cogolf.replay import ReplayWriter
-from cogolf.server.hosted import token_hash
+from cogolf.server.hosted import token_hash, token_matches, write_meta
 from cogolf.server.registry import MAX_NAME_CHARS, CreateMatch, RequestError, check_deadline
 from cogolf.server.seat import WebSocketSeat
 from cogolf.server.spectators import Feed, Spectators
@@ -103,13 +102,10 @@ class HostedGolfMatch:
         return self.meta.match_id
 
     def check_token(self, slot: int, token: str) -> bool:
-        return hmac.compare_digest(self.meta.token_hashes[slot], token_hash(token))
+        return token_matches(self.meta.token_hashes[slot], token)
 
     def save_meta(self) -> None:
-        self.meta_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.meta_path.with_suffix(".tmp")
-        tmp.write_bytes(msgspec.json.encode(self.meta))
-        tmp.replace(self.meta_path)
+        write_meta(self.meta_path, self.meta)
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"golf-{self.match_id}")

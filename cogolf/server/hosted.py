@@ -48,6 +48,19 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def token_matches(stored_hash: str, token: str) -> bool:
+    """Constant-time check of a presented token against its stored hash."""
+    return hmac.compare_digest(stored_hash, token_hash(token))
+
+
+def write_meta(path: Path, meta: msgspec.Struct) -> None:
+    """Persist a hosted match's metadata atomically (a crash never leaves half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(msgspec.json.encode(meta))
+    tmp.replace(path)
+
+
 def journal_prefix(path: Path, deck: Deck) -> tuple[Match, int | None, str]:
     """Read a journal for resuming: the match state and where its last resolved hole ends.
 
@@ -125,13 +138,10 @@ class HostedMatch:
         return self.meta.match_id
 
     def check_token(self, slot: int, token: str) -> bool:
-        return hmac.compare_digest(self.meta.token_hashes[slot], token_hash(token))
+        return token_matches(self.meta.token_hashes[slot], token)
 
     def save_meta(self) -> None:
-        self.meta_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.meta_path.with_suffix(".tmp")
-        tmp.write_bytes(msgspec.json.encode(self.meta))
-        tmp.replace(self.meta_path)
+        write_meta(self.meta_path, self.meta)
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"match-{self.match_id}")
