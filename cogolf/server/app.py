@@ -2,7 +2,9 @@
 
 Thin adapters only: requests are validated and handed to the registry; a seat's
 websocket frames go straight to its seat; spectators get a snapshot, then every
-journal event as it is written.
+journal event as it is written. What the public endpoints serve about a match
+goes through one policy (`disclosure`): while a match is live only what both
+seats may know, everything after the end or with the admin token.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import hmac
 import msgspec
 import structlog
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -20,6 +24,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cogolf import messages as m
 from cogolf.golf.hosted import HostedGolfMatch
+from cogolf.server.disclosure import JournalStream, View, served_journal
 from cogolf.server.hosted import HostedMatch
 from cogolf.server.registry import CreateMatch, Registry, RequestError
 
@@ -51,11 +56,18 @@ def create_app(
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
+    def is_admin(headers: Headers) -> bool:
+        if admin_token is None:
+            return False
+        auth = headers.get("authorization", "")
+        return hmac.compare_digest(auth.encode(), f"Bearer {admin_token}".encode())
+
+    def view(hosted: HostedMatch | HostedGolfMatch, headers: Headers) -> View:
+        return View.of(hosted, admin=is_admin(headers))
+
     async def create_match(request: Request) -> Response:
-        if admin_token is not None:
-            auth = request.headers.get("authorization", "")
-            if not hmac.compare_digest(auth.encode(), f"Bearer {admin_token}".encode()):
-                return _error(401, "creating a match needs Authorization: Bearer <admin token>")
+        if admin_token is not None and not is_admin(request.headers):
+            return _error(401, "creating a match needs Authorization: Bearer <admin token>")
         body = await request.body()
         if len(body) > 65536:
             return _error(413, "request body exceeds 65536 bytes")
@@ -84,7 +96,9 @@ def create_app(
         )
 
     async def list_matches(request: Request) -> Response:
-        return _json([h.status_doc() for h in registry.matches.values()])
+        return _json(
+            [view(h, request.headers).status(h.status_doc()) for h in registry.matches.values()]
+        )
 
     def _find(request: Request) -> HostedMatch | HostedGolfMatch | None:
         return registry.get(request.path_params["match_id"])
@@ -93,13 +107,21 @@ def create_app(
         hosted = _find(request)
         if hosted is None:
             return _error(404, "no such match")
-        return _json(hosted.status_doc())
+        return _json(view(hosted, request.headers).status(hosted.status_doc()))
 
     async def get_replay(request: Request) -> Response:
         hosted = _find(request)
         if hosted is None or not hosted.replay_path.exists():
             return _error(404, "no replay for this match")
-        return FileResponse(hosted.replay_path, media_type="application/x-ndjson")
+        seen = view(hosted, request.headers)
+        if seen.raw_journal:
+            return FileResponse(hosted.replay_path, media_type="application/x-ndjson")
+        try:
+            data = await run_in_threadpool(hosted.replay_path.read_bytes)
+        except OSError:
+            return _error(404, "no replay for this match")
+        body = await run_in_threadpool(served_journal, data, seen)
+        return Response(body, media_type="application/x-ndjson")
 
     async def player(websocket: WebSocket) -> None:
         match_id = websocket.path_params.get("match_id")
@@ -149,13 +171,24 @@ def create_app(
             return
         await websocket.accept()
         queue = hosted.watch()
+        seen = view(hosted, websocket.headers)
+        stream = JournalStream(seen)
+
+        async def send(doc: object) -> None:
+            await websocket.send_text(_encoder.encode(doc).decode())
+
         try:
-            await websocket.send_text(_encoder.encode(hosted.snapshot()).decode())
+            await send(seen.snapshot(hosted.snapshot()))
             if hosted.status in ("finished", "failed"):
-                await websocket.send_text(_encoder.encode(m.WatchDone(hosted.result)).decode())
+                await send({"type": "done", "result": seen.result(hosted.result)})
             else:
                 while (item := await queue.get()) is not None:
-                    await websocket.send_text(_encoder.encode(item).decode())
+                    # every item is filtered here, where it leaves for this spectator
+                    if isinstance(item, m.WatchEvent):
+                        for rec in stream.feed(msgspec.to_builtins(item.event)):
+                            await send({"type": "event", "event": rec})
+                    elif isinstance(item, m.WatchDone):
+                        await send({"type": "done", "result": seen.result(item.result)})
             await websocket.close(code=1000)
         except (WebSocketDisconnect, RuntimeError):
             pass
