@@ -15,9 +15,12 @@ from typing import Any
 import httpx
 import msgspec
 import websockets
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cogolf.bots.scripted import baseline_play
 from cogolf.replay import read_replay
+from cogolf.server.disclosure import View, served_journal
 from cogolf.verify import verify_replay
 from tests.server.helpers import DECK, recv, running_server
 
@@ -281,3 +284,37 @@ def test_resume_keeps_the_journal_complete_and_the_endpoints_filtered(tmp_path):
         assert disk.read_bytes().startswith(kept[:hole1_end])
 
     asyncio.run(scenario())
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+records = st.fixed_dictionaries(
+    {"kind": st.sampled_from(["header", "hole_start", "submission", "hole_score", "odd"])},
+    optional={"hole": st.integers(1, 3), "impl": json_values, "config": json_values},
+)
+lines = st.lists(
+    records.map(lambda r: json.dumps(r).encode())
+    | st.sampled_from([b"", b"[1, 2]", b"7", b'{"kind": "hole_score"', b"\xff"]),
+    max_size=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=lines, torn=st.binary(max_size=8))
+def test_any_journal_is_served_live_without_an_open_hole_or_an_unlisted_field(lines, torn):
+    data = b"\n".join(lines) + b"\n" + torn.replace(b"\n", b"")
+    for game in ("cogolf", "golf"):
+        out = served_journal(data, View(game, full=False))
+        served = [json.loads(line) for line in out.splitlines()]
+        source = [json.loads(x) for x in lines if x.startswith(b'{"kind"') and x.endswith(b"}")]
+        scored = {r["hole"] for r in source if r["kind"] == "hole_score" and "hole" in r}
+        for rec in served:
+            assert rec["kind"] in ("header", "hole_start", "submission", "hole_score")
+            if rec["kind"] == "submission" and "hole" in rec:
+                assert rec["hole"] in scored  # held back until its hole resolved
+            assert "impl" not in rec or rec["kind"] == "submission"
