@@ -199,18 +199,18 @@ _GOLF_RESULT = _keys(
         "holes": _HOLE_RESULT,
     },
 )
+_GOLF_HEADER = (
+    "format",
+    "format_version",
+    "game",
+    "match_id",
+    "holes_version",
+    "holes",
+    "started_at",
+)
 GOLF_LIVE: dict[str, Allow] = {
     # the course's holes are public; the model name is the seat's real name
-    "header": _keys(
-        "format",
-        "format_version",
-        "game",
-        "match_id",
-        "holes_version",
-        "holes",
-        "started_at",
-        config=_GOLF_CONFIG_LIVE,
-    ),
+    "header": _keys(*_GOLF_HEADER, config=_GOLF_CONFIG_LIVE),
     "hole_start": _keys("hole", "key", "at"),
     "submission": _keys(
         "hole", "key", "source", "origin", "fallback_cause", "attempts_used", "errors", "wrong_hole"
@@ -221,7 +221,7 @@ GOLF_LIVE: dict[str, Allow] = {
 }
 GOLF_FULL: dict[str, Allow] = {
     **GOLF_LIVE,
-    "header": {**GOLF_LIVE["header"], "config": {**_GOLF_CONFIG_LIVE, "model": True}},  # type: ignore[dict-item]
+    "header": _keys(*_GOLF_HEADER, config={**_GOLF_CONFIG_LIVE, "model": True}),
 }
 GOLF_STATUS_LIVE = {**COGOLF_STATUS_LIVE, "game": True, "course": True}
 GOLF_SNAPSHOT_LIVE: dict[str, Allow] = {
