@@ -152,6 +152,8 @@ def _read(folder: Path, rel: str) -> Attempt:
 
 
 def _why(path: Path, exc: Exception) -> str:
+    if isinstance(exc, FileNotFoundError | NotADirectoryError):
+        return f"{path}: not a directory"
     if isinstance(exc, OSError):
         return f"{path}: cannot read ({exc.strerror})"
     return str(exc)

@@ -120,7 +120,8 @@ def test_bad_submissions(task: Commit0Task, tmp_path: Path) -> None:
     (sub / "src" / "textkit").mkdir(parents=True)
     (sub / "src" / "textkit" / "__init__.py").symlink_to("/etc/hostname")
     result = score(task, sub)
-    assert result.status == "bad_submission" and "not a regular file" in result.notes[0]
+    assert result.status == "bad_submission" and "symbolic link" in result.notes[0]
+    assert "src/textkit/__init__.py" in result.notes[0]
 
 
 def test_task_errors(tmp_path: Path) -> None:
