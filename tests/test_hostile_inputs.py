@@ -181,6 +181,7 @@ DEEP = 100_000
 HOSTILE_REPORTS = {
     "junit-deep": ("junit", b"<testsuites>" + b"<testsuite name='s'>" * DEEP
                    + b"<testcase classname='x' name='y'><failure/></testcase>"
+                   + b"<testcase classname='x' name='y'/>"
                    + b"</testsuite>" * DEEP + b"</testsuites>"),
     "junit-pi-doctype": ("junit", b"<?xml version='1.0'?><?pi x?><!DOCTYPE t ["
                          b"<!ENTITY a 'aaaaaaaaaa'><!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;'>]>"
@@ -201,6 +202,9 @@ def test_hostile_reports_score_zero_with_a_reason(tmp_path: Path, name: str) -> 
     report = tmp_path / "report"
     report.write_bytes(data)
     result = _ingest(tmp_path, fmt, report)
+    if name == "junit-deep":  # well-formed, only deep: read to the end, the failure counts
+        assert result["status"] == "ok" and result["checks"]["failed"] == ["a"]
+        return
     assert result["points"] == 0 and result["status"] != "ok"
     assert result["notes"], "a reason is given"
 
@@ -282,10 +286,9 @@ extern "C" { fn setitimer(w: i32, n: *const I, o: *mut I) -> i32; }
 fn f(s: String) -> String {
     let z = I { a: T { s: 0, u: 0 }, b: T { s: 0, u: 0 } };
     unsafe { setitimer(2, &z, std::ptr::null_mut()); }
-    let t = std::time::Instant::now();
     let mut x = 0u64;
-    while t.elapsed().as_secs_f64() < 2.5 { x = x.wrapping_add(1); }
-    if x == 0 { return String::new(); }
+    for i in 0..4_000_000_000u64 { x = std::hint::black_box(x.wrapping_add(i)); }
+    if x == 1 { return String::new(); }
     s.chars().rev().collect()
 }
 """

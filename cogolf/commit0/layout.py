@@ -157,9 +157,11 @@ def overlay_submission(
             if kind is None:
                 notes.append(f"submission has no {rel}; the skeleton's stubs stay")
                 continue
-            if kind in ("link", "other"):
-                raise safeio.UnsafeFile(f"{rel}: not a regular file or directory "
-                                        "(links are never followed)")
+            if kind == "link":
+                raise safeio.UnsafeFile(f"{rel}: a symbolic link; symbolic links are never "
+                                        "followed")
+            if kind == "other":
+                raise safeio.UnsafeFile(f"{rel}: not a regular file or directory")
             if target.is_dir() and not target.is_symlink():
                 shutil.rmtree(target)
             elif target.exists() or target.is_symlink():
