@@ -256,8 +256,11 @@ def _copy_fd(fd: int, target: Path, label: str, room: int) -> int:
 def check_no_links(base: str | Path, path: str | Path) -> None:
     """Refuse `path` when any of its components below the trusted folder `base` is a
     symbolic link (e.g. a submission path made from a night file's template)."""
-    rel = Path(os.path.abspath(path)).relative_to(os.path.abspath(base))
-    here = Path(os.path.abspath(base))
+    full, top = Path(os.path.abspath(path)), Path(os.path.abspath(base))
+    if not full.is_relative_to(top):  # an absolute template: only its last part is checked
+        top = full.parent
+    rel = full.relative_to(top)
+    here = top
     for part in rel.parts:
         here = here / part
         try:

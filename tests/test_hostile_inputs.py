@@ -339,3 +339,18 @@ def test_safe_read_refuses_fifos_and_growth(tmp_path: Path) -> None:
     with pytest.raises(safeio.TooLarge, match="11 bytes"):
         safeio.read_file(small, 10)
     assert safeio.read_file(small, 11) == b"x" * 11
+
+
+@pytest.mark.parametrize("linked", ["subs/lit", "subs/lit/python"])
+def test_night_path_templates_never_follow_links(tmp_path: Path, linked: str) -> None:
+    night = tmp_path / "night.toml"
+    night.write_text('name = "s1"\nseed = 5\nholes = 1\n[golf]\ncourses = ["python"]\n'
+                     '[[entrant]]\nname = "lit"\npolicy = "literalist"\n'
+                     'golf = "subs/lit/{course}"\n'
+                     '[[entrant]]\nname = "ped"\npolicy = "pedant"\n')
+    (tmp_path / linked).parent.mkdir(parents=True, exist_ok=True)
+    target = SOLUTIONS if linked == "subs/lit" else SOLUTIONS / "python"
+    (tmp_path / linked).symlink_to(target)
+    done = cogolf("league", "check", str(night))
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "symbolic link" in done.stderr and str(tmp_path / linked) in done.stderr
