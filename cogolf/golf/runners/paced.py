@@ -82,8 +82,8 @@ class _Reports:
             return
         if self.loaded is None and isinstance(obj.get("load"), str):
             self.loaded = obj["load"]
-        elif obj.get("i") == self.waiting_for and self.waiting_for not in self.reported:
-            self.reported.add(self.waiting_for)
+        elif (i := self.waiting_for) is not None and obj.get("i") == i and i not in self.reported:
+            self.reported.add(i)
         else:
             return  # a report for a test not being run is not a report
         if self.size + len(line) <= self.cap:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-import defusedxml
-import defusedxml.ElementTree as SafeET
+import defusedxml  # type: ignore[import-untyped]
+import defusedxml.ElementTree as SafeET  # type: ignore[import-untyped]
 
 from cogolf.project.reports.model import Outcome, ReportError, TestReport, check_size, worst
 
