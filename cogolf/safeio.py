@@ -93,11 +93,14 @@ def _classify(dir_fd: int, name: str, here: str, err: OSError) -> UnsafeFile | O
     return err
 
 
-def read_fd(fd: int, cap: int, label: str | Path) -> bytes:
-    """At most `cap` bytes of the regular file open on `fd`; TooLarge past it."""
+def read_fd(fd: int, cap: int, label: str | Path, *, single_link: bool = False) -> bytes:
+    """At most `cap` bytes of the regular file open on `fd`; TooLarge past it.
+    `single_link`: refuse a file with other hard links (a name for someone else's file)."""
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         raise UnsafeFile(f"{label}: not a regular file")
+    if single_link and info.st_nlink > 1:
+        raise UnsafeFile(f"{label}: has {info.st_nlink} hard links; refused")
     if info.st_size > cap:
         raise TooLarge(label, info.st_size, cap)
     os.set_blocking(fd, True)
@@ -114,7 +117,9 @@ def read_fd(fd: int, cap: int, label: str | Path) -> bytes:
     return b"".join(chunks)
 
 
-def read_file(path: str | Path, cap: int, *, top: str | Path | None = None) -> bytes:
+def read_file(
+    path: str | Path, cap: int, *, top: str | Path | None = None, single_link: bool = False
+) -> bytes:
     """The bytes of `path`, refusing links and files over `cap`.
 
     With `top`, `path` is relative to it and no component below `top` may be a link;
@@ -131,7 +136,7 @@ def read_file(path: str | Path, cap: int, *, top: str | Path | None = None) -> b
         finally:
             os.close(dir_fd)
     try:
-        return read_fd(fd, cap, path if top is None else Path(top) / path)
+        return read_fd(fd, cap, path if top is None else Path(top) / path, single_link=single_link)
     finally:
         os.close(fd)
 

@@ -167,6 +167,16 @@ def test_report_linked_to_a_secret_is_refused(tmp_path: Path) -> None:
     assert secret_line() not in json.dumps(result)
 
 
+def test_report_hard_linked_elsewhere_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "reference-report.xml"
+    elsewhere.write_text("<testsuite><testcase classname='x' name='y'/></testsuite>")
+    report = tmp_path / "report.xml"
+    report.hardlink_to(elsewhere)
+    result = _ingest(tmp_path, "junit", report)
+    assert result["status"] == "bad_report" and result["points"] == 0
+    assert "hard links" in " ".join(result["notes"])
+
+
 def test_huge_report_is_refused_before_reading(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     with report.open("wb") as fh:

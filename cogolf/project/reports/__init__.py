@@ -42,11 +42,11 @@ def parse_report(fmt: str, data: bytes) -> TestReport:
 
 def read_report(path: Path) -> bytes:
     """The bytes of a report file the program under test could write: a link is
-    refused (never followed), the size is checked before reading and at most
-    MAX_REPORT_BYTES + 1 bytes are read. Raises ReportError, or FileNotFoundError
-    when there is no report."""
+    refused (never followed), so is a file with other hard links, the size is
+    checked before reading and at most MAX_REPORT_BYTES + 1 bytes are read.
+    Raises ReportError, or FileNotFoundError when there is no report."""
     try:
-        return safeio.read_file(path, MAX_REPORT_BYTES)
+        return safeio.read_file(path, MAX_REPORT_BYTES, single_link=True)
     except safeio.UnsafeFile as exc:
         raise ReportError(f"report refused: {exc}") from exc
     except FileNotFoundError:
