@@ -16,6 +16,7 @@ before any cap applied. So every such read goes through this module:
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -43,7 +44,7 @@ def _refuse(path: str | Path, err: OSError) -> UnsafeFile | OSError:
     with contextlib.suppress(OSError):
         if stat.S_ISLNK(os.lstat(path).st_mode):
             return UnsafeFile(f"{path}: a symbolic link; symbolic links are never followed")
-    if err.errno in (40, 20):  # ELOOP, ENOTDIR
+    if err.errno in (errno.ELOOP, errno.ENOTDIR):
         return UnsafeFile(f"{path}: a symbolic link or not a directory; refused")
     return err
 
@@ -67,8 +68,7 @@ def _open_below(top: int, rel: str, label: str, flags: int) -> int:
     try:
         for i, part in enumerate(parts):
             last = i == len(parts) - 1
-            here = "/".join([label.rstrip("/"), *parts[: i + 1]]) if label else "/".join(
-                parts[: i + 1])
+            here = "/".join([label.rstrip("/"), *parts[: i + 1]] if label else parts[: i + 1])
             try:
                 nxt = os.open(part, flags if last else _DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
@@ -88,7 +88,7 @@ def _classify(dir_fd: int, name: str, here: str, err: OSError) -> UnsafeFile | O
         return err
     if stat.S_ISLNK(mode):
         return UnsafeFile(f"{here}: a symbolic link; symbolic links are never followed")
-    if err.errno == 20:
+    if err.errno == errno.ENOTDIR:
         return UnsafeFile(f"{here}: not a directory")
     return err
 
