@@ -169,10 +169,14 @@ async def run_paced(
         deadline = started + wall_seconds
 
         async def send(data: bytes) -> bool:
+            """False when the child is gone or has not taken the bytes by the deadline."""
             try:
                 proc.stdin.write(data)  # type: ignore[union-attr]
-                await proc.stdin.drain()  # type: ignore[union-attr]
-            except (OSError, ConnectionError):
+                await asyncio.wait_for(
+                    proc.stdin.drain(),  # type: ignore[union-attr]
+                    max(0.0, deadline - time.monotonic()),
+                )
+            except (OSError, ConnectionError, TimeoutError):
                 return False
             return True
 
