@@ -2,7 +2,9 @@
 
 Used where the fork sandbox cannot start with every wall (no root, say): the
 file runs in a fresh namespace under `child_python.py`, which calls f per test
-with a CPU timer of its own, behind the same walls as the other courses.
+with a CPU timer of its own, behind the same walls as the other courses; the
+tests are handed over one at a time and timed by the parent (`paced`), so a
+program that stops its own timer still times out.
 """
 
 from __future__ import annotations
