@@ -6,6 +6,7 @@ is a PyPI requirement whose sdist is downloaded with pip and unpacked safely.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -13,6 +14,10 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from cogolf import safeio
+
+MAX_SUBMISSION_FILES = 5000
+MAX_SUBMISSION_BYTES = 64 * 1024 * 1024
 TEST_DIR_NAMES = ("tests", "test", "testing")
 NOT_LIBRARY = {"docs", "doc", "examples", "example", "benchmarks", "bench", "scripts", "tools",
                "build", "dist", ".git", ".tox", ".nox", "__pycache__", *TEST_DIR_NAMES}
@@ -22,6 +27,10 @@ PIP_TIMEOUT_SECONDS = 300
 
 class SourceError(ValueError):
     """The source cannot be fetched or has no recognisable library or tests."""
+
+
+class SubmissionError(ValueError):
+    """The submission cannot be used; the message names the file."""
 
 
 @dataclass(frozen=True)
@@ -124,3 +133,45 @@ def module_name(rel: Path, package_paths: tuple[str, ...]) -> str:
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
+
+
+def overlay_submission(
+    package_paths: tuple[str, ...], submission: Path, work: Path
+) -> list[str]:
+    """Replace each package path in `work` with the submission's; returns notes.
+
+    No link is followed anywhere in the submission: the folder itself, a component
+    of a package path (`src -> elsewhere`) or anything below it is refused with its
+    path, as are special files, more than MAX_SUBMISSION_FILES files or more than
+    MAX_SUBMISSION_BYTES bytes. Compiled files are not copied."""
+    notes = []
+    try:
+        safeio.open_dir_check(submission)
+    except (safeio.UnsafeFile, OSError) as exc:
+        raise SubmissionError(f"{submission}: {exc}") from exc
+    files = 0
+    for rel in package_paths:
+        target = work / rel
+        try:
+            kind = safeio.entry_kind(submission, rel)
+            if kind is None:
+                notes.append(f"submission has no {rel}; the skeleton's stubs stay")
+                continue
+            if kind == "link":
+                raise safeio.UnsafeFile(f"{rel}: a symbolic link; symbolic links are never "
+                                        "followed")
+            if kind == "other":
+                raise safeio.UnsafeFile(f"{rel}: not a regular file or directory")
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            elif target.exists() or target.is_symlink():
+                target.unlink()
+            files += safeio.copy_tree(
+                rel, target, top=submission,
+                max_files=MAX_SUBMISSION_FILES - files, max_bytes=MAX_SUBMISSION_BYTES,
+                ignore=lambda name: name == "__pycache__" or name.endswith(".pyc"), label=rel,
+            )
+        except (safeio.UnsafeFile, OSError) as exc:
+            raise SubmissionError(str(exc) if isinstance(exc, safeio.UnsafeFile)
+                                  else f"{rel}: cannot read ({exc.strerror})") from exc
+    return notes

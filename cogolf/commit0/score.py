@@ -11,14 +11,13 @@ counts as not passed; no report or a timeout scores 0.
 
 from __future__ import annotations
 
-import os
 import shutil
-import stat
 import time
 from pathlib import Path
 
 import structlog
 
+from cogolf.commit0.layout import SubmissionError, overlay_submission
 from cogolf.commit0.quality import run_mypy, run_ruff
 from cogolf.commit0.results import Commit0Result
 from cogolf.commit0.suite import run_suite
@@ -27,48 +26,6 @@ from cogolf.project.pyenv import build_toolbox, create_env, install, shared_temp
 from cogolf.project.reports import Outcome, TestReport
 
 log = structlog.get_logger(__name__)
-
-MAX_SUBMISSION_FILES = 5000
-
-
-class SubmissionError(ValueError):
-    """The submission cannot be used; the message names the file."""
-
-
-def overlay_submission(task: Commit0Task, submission: Path, work: Path) -> list[str]:
-    """Replace each package path in `work` with the submission's; returns notes."""
-    notes = []
-    for rel in task.package_paths:
-        source = submission / rel
-        target = work / rel
-        if not source.exists() and not source.is_symlink():
-            notes.append(f"submission has no {rel}; the skeleton's stubs stay")
-            continue
-        _refuse_links(source, rel)
-        if target.is_dir():
-            shutil.rmtree(target)
-        elif target.exists():
-            target.unlink()
-        if source.is_dir():
-            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        else:
-            shutil.copyfile(source, target)
-    return notes
-
-
-def _refuse_links(path: Path, rel: str) -> None:
-    count = 0
-    for dirpath, dirnames, filenames in os.walk(path) if path.is_dir() else [("", [], [])]:
-        for name in [*dirnames, *filenames]:
-            count += 1
-            mode = os.lstat(Path(dirpath) / name).st_mode
-            if stat.S_ISLNK(mode) or not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
-                raise SubmissionError(f"{rel}: {name} is not a regular file or directory")
-    if path.is_symlink():
-        raise SubmissionError(f"{rel}: is a symbolic link")
-    if count > MAX_SUBMISSION_FILES:
-        raise SubmissionError(f"{rel}: more than {MAX_SUBMISSION_FILES} files")
-
 
 def tally(task: Commit0Task, report: TestReport) -> tuple[int, dict[str, str]]:
     passed, not_passed = 0, {}
@@ -98,7 +55,7 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
         work = tmp / "work"
         shutil.copytree(task.skeleton, work)
         try:
-            notes = overlay_submission(task, submission, work)
+            notes = overlay_submission(task.package_paths, submission, work)
         except SubmissionError as exc:
             return result("bad_submission", passed=0, notes=[str(exc)])
         tests = work / task.tests_path

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cogolf.project.pyenv import PythonEnv
-from cogolf.project.reports import ReportError, TestReport, parse_report
+from cogolf.project.reports import ReportError, TestReport, parse_report, read_report
 from cogolf.project.walled import Walls, run_evaluator
 
 REPORT_NAME = "pytest-report.xml"
@@ -48,11 +48,11 @@ async def run_suite(env: PythonEnv, work: Path, tests_path: str, out: Path,
     notes = [run.reason] if run.reason else []
     if run.timed_out:
         return SuiteRun(None, "timeout", run.walled, notes or ["time limit reached"])
-    if not report_path.is_file():
+    try:
+        report = parse_report("junit", read_report(report_path))
+    except FileNotFoundError:
         tail = (run.stdout + run.stderr).decode("utf-8", "replace").strip().splitlines()[-5:]
         return SuiteRun(None, "no_report", run.walled, [*notes, "pytest wrote no report", *tail])
-    try:
-        report = parse_report("junit", report_path.read_bytes())
     except ReportError as exc:
         return SuiteRun(None, "bad_report", run.walled, [*notes, str(exc)])
     return SuiteRun(report, "ok", run.walled, notes)

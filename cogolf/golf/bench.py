@@ -14,12 +14,12 @@ from pathlib import Path
 
 from cogolf.golf.courses import get_course
 from cogolf.golf.holes import HoleSet
-from cogolf.golf.play import read_submissions, score_course
+from cogolf.golf.play import Attempt, read_submissions, score_course
 from cogolf.golf.runners.base import RunLimits, Runner
 from cogolf.golf.scoring import HoleResult
 
 
-async def _timed(holes: HoleSet, runner: Runner, subs: dict[str, list[bytes]],
+async def _timed(holes: HoleSet, runner: Runner, subs: dict[str, list[Attempt]],
                  jobs: int) -> tuple[float, float, list[HoleResult]]:
     t0 = time.perf_counter()
     await runner.start()

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from cogolf import safeio
 from cogolf.golf import scoring
 from cogolf.golf.attempts import PublicRun, choose_attempt
 from cogolf.golf.courses import Course
@@ -27,6 +29,22 @@ class SubmissionError(ValueError):
     """A submissions folder that cannot be read as a course; names the file."""
 
 
+@dataclass(frozen=True)
+class Refused:
+    """A submission file that is never run (a link, a special file, over the size cap).
+
+    It counts as an attempt that fails every test, with the size of a file over the
+    cap, so it can never score better than an honest file."""
+
+    reason: str
+
+    def __len__(self) -> int:
+        return MAX_SUBMISSION_BYTES + 1
+
+
+Attempt = bytes | Refused
+
+
 def _unreadable(n_calls: int, detail: str) -> BatchResult:
     return BatchResult(
         load=LoadStatus.SYNTAX_ERROR,
@@ -35,9 +53,11 @@ def _unreadable(n_calls: int, detail: str) -> BatchResult:
     )
 
 
-async def run_attempt(runner: Runner, hole: Hole, source: bytes) -> BatchResult:
+async def run_attempt(runner: Runner, hole: Hole, source: Attempt) -> BatchResult:
     """Run one file on the scoring set; files that are not UTF-8 or too large never start."""
     tests = hole.scoring
+    if isinstance(source, Refused):
+        return _unreadable(len(tests), source.reason)
     if len(source) > MAX_SUBMISSION_BYTES:
         return _unreadable(len(tests), f"file larger than {MAX_SUBMISSION_BYTES} bytes")
     try:
@@ -48,7 +68,7 @@ async def run_attempt(runner: Runner, hole: Hole, source: bytes) -> BatchResult:
 
 
 def judge_attempts(
-    hole: Hole, sources: Sequence[bytes], batches: Sequence[BatchResult]
+    hole: Hole, sources: Sequence[Attempt], batches: Sequence[BatchResult]
 ) -> HoleResult:
     if not sources:
         return scoring.missing_hole(hole, hole.scoring)
@@ -71,14 +91,14 @@ def _prefix(batch: BatchResult, n: int) -> BatchResult:
 async def score_course(
     holes: HoleSet,
     runner: Runner,
-    submissions: Mapping[str, Sequence[bytes]],
+    submissions: Mapping[str, Sequence[Attempt]],
     *,
     jobs: int = 2,
 ) -> list[HoleResult]:
     """One HoleResult per hole in course order; holes without files score the full penalty."""
     gate = asyncio.Semaphore(max(1, jobs))
 
-    async def one(hole: Hole, source: bytes) -> BatchResult:
+    async def one(hole: Hole, source: Attempt) -> BatchResult:
         async with gate:
             return await run_attempt(runner, hole, source)
 
@@ -90,27 +110,50 @@ async def score_course(
     return list(await asyncio.gather(*(hole_result(h) for h in holes.holes)))
 
 
-def read_submissions(folder: Path, course: Course, holes: HoleSet) -> dict[str, list[bytes]]:
-    """`<hole>.<ext>` is one attempt; a folder `<hole>/` holds attempts in name order."""
-    if not folder.is_dir():
-        raise SubmissionError(f"{folder}: not a directory")
-    out: dict[str, list[bytes]] = {}
+def read_submissions(folder: Path, course: Course, holes: HoleSet) -> dict[str, list[Attempt]]:
+    """`<hole>.<ext>` is one attempt; a folder `<hole>/` holds attempts in name order.
+
+    No link is followed: the folder itself must not be one, and a link (or a special
+    file, or a file over the size cap) in it is a `Refused` attempt naming the path.
+    Sizes are checked before reading and at most cap + 1 bytes are ever read."""
+    try:
+        safeio.open_dir_check(folder)
+    except (safeio.UnsafeFile, OSError) as exc:
+        raise SubmissionError(_why(folder, exc)) from exc
+    out: dict[str, list[Attempt]] = {}
     for hole in holes.holes:
-        attempts: list[Path] = []
-        single = folder / course.file_name(hole.key)
-        if single.is_file():
-            attempts.append(single)
-        many = folder / hole.key
-        if many.is_dir():
-            attempts += sorted(p for p in many.iterdir() if p.suffix == f".{course.extension}")
-        if len(attempts) > MAX_ATTEMPTS:
-            raise SubmissionError(f"{many}: {len(attempts)} attempts, at most {MAX_ATTEMPTS}")
-        data = []
-        for p in attempts:
-            try:
-                data.append(p.read_bytes())
-            except OSError as exc:
-                raise SubmissionError(f"{p}: cannot read ({exc.strerror})") from exc
+        data: list[Attempt] = []
+        single = course.file_name(hole.key)
+        if safeio.entry_kind(folder, single) is not None:
+            data.append(_read(folder, single))
+        kind = safeio.entry_kind(folder, hole.key)
+        if kind == "dir":
+            names = sorted(n for n in safeio.list_dir(folder, hole.key)
+                           if n.endswith(f".{course.extension}"))
+            if len(names) > MAX_ATTEMPTS:
+                raise SubmissionError(
+                    f"{folder / hole.key}: {len(names)} attempts, at most {MAX_ATTEMPTS}")
+            data += [_read(folder, f"{hole.key}/{n}") for n in names]
+        elif kind is not None:
+            data.append(Refused(f"{folder / hole.key}: a {kind}, not a folder of attempts; "
+                                "links are never followed"))
         if data:
             out[hole.key] = data
     return out
+
+
+def _read(folder: Path, rel: str) -> Attempt:
+    try:
+        return safeio.read_file(rel, MAX_SUBMISSION_BYTES, top=folder)
+    except safeio.TooLarge as exc:
+        return Refused(f"{rel}: file larger than {MAX_SUBMISSION_BYTES} bytes ({exc.size} bytes)")
+    except (safeio.UnsafeFile, OSError) as exc:
+        return Refused(_why(Path(rel), exc))
+
+
+def _why(path: Path, exc: Exception) -> str:
+    if isinstance(exc, FileNotFoundError | NotADirectoryError):
+        return f"{path}: not a directory"
+    if isinstance(exc, OSError):
+        return f"{path}: cannot read ({exc.strerror})"
+    return str(exc)

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import msgspec
 
+from cogolf import safeio
 from cogolf.golf.scoring import CourseTotals, HoleResult, course_totals
 
 FORMAT = "cogolf-golf-result/1"
+MAX_RESULT_BYTES = 16 * 1024 * 1024
 MAX_MODEL_CHARS = 80
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -76,9 +78,13 @@ def write_result(folder: Path, doc: ResultDoc) -> Path:
 
 def read_result(path: Path) -> ResultDoc:
     try:
-        doc = msgspec.json.decode(path.read_bytes(), type=ResultDoc)
+        doc = msgspec.json.decode(safeio.read_file(path, MAX_RESULT_BYTES), type=ResultDoc)
+    except safeio.UnsafeFile as exc:
+        raise ResultError(str(exc)) from exc
     except OSError as exc:
         raise ResultError(f"{path}: cannot read ({exc.strerror})") from exc
+    except RecursionError as exc:
+        raise ResultError(f"{path}: nested too deeply") from exc
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise ResultError(f"{path}: {exc}") from exc
     if doc.format != FORMAT:

@@ -47,7 +47,9 @@ class HoleResult(msgspec.Struct, frozen=True, kw_only=True):
     status: str  # "passed", "failed" or "missing"
     reason: str = ""  # a Reason value when not passed
     detail: str = ""  # load-time detail (compiler message, exception)
-    tests: list[TestOutcome] = []
+    tests: list[TestOutcome] = []  # public tests only: a private test's data never leaves
+    private_passed: int = 0
+    private_total: int = 0
     attempt: int | None = None  # index of the chosen attempt
     attempts: int = 0
 
@@ -131,6 +133,11 @@ def judge_hole(
     outcomes = judge_tests(tests, batch)
     passed = sum(t.passed for t in outcomes)
     reason = failure_reason(batch, outcomes)
+    # Private tests are counted, never shown: their values, errors and even their
+    # names stay with the scorer, so no result, replay or page can carry their inputs.
+    public_names = {t.name for t in hole.public}
+    shown = [o for o in outcomes if o.name in public_names]
+    hidden = [o for o in outcomes if o.name not in public_names]
     pen = penalty_part(passed, len(tests), hole.penalty)
     return HoleResult(
         hole=hole.key,
@@ -144,7 +151,9 @@ def judge_hole(
         status="passed" if reason is None else "failed",
         reason="" if reason is None else reason.value,
         detail=batch.load_detail,
-        tests=outcomes,
+        tests=shown,
+        private_passed=sum(o.passed for o in hidden),
+        private_total=len(hidden),
         attempt=attempt,
         attempts=attempts,
     )

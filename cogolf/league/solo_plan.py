@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from cogolf import safeio
 from cogolf.commit0.task import Commit0Task
 from cogolf.commit0.task import TaskError as Commit0TaskError
 from cogolf.commit0.task import load_task as load_commit0_task
@@ -162,6 +163,10 @@ def solo_plan(night: Night, *, check_toolchains: bool = True) -> SoloPlan:
             path = night.submission(e, game, **fields)
             if path is None:
                 continue
+            try:  # a link anywhere the template leads is never followed
+                safeio.check_no_links(night.path.parent, path)
+            except safeio.UnsafeFile as exc:
+                raise night.error(("entrant", idx, game), f"{item}: {exc}") from None
             # A patch file is a valid project change; every other submission is a folder.
             if not (path.is_dir() or (game == "project" and path.is_file())):
                 raise night.error(("entrant", idx, game),

@@ -12,7 +12,7 @@ from pathlib import Path
 import structlog
 
 from cogolf.project.pyenv import build_toolbox, create_env, shared_tempdir
-from cogolf.project.reports import ReportError, TestReport, parse_report
+from cogolf.project.reports import ReportError, TestReport, parse_report, read_report
 from cogolf.project.results import AttemptResult
 from cogolf.project.scoring import AttemptStatus, score_attempt
 from cogolf.project.task import ProjectTask, TaskError
@@ -78,10 +78,14 @@ def read_outcome(
         return AttemptStatus.TIMEOUT, None, notes or ["time limit reached"]
     if run.returncode is None:
         return AttemptStatus.HARNESS_ERROR, None, notes
-    if not report_path.is_file():
+    try:
+        data = read_report(report_path)
+    except FileNotFoundError:
         tail = (run.stdout + run.stderr).decode("utf-8", "replace").strip().splitlines()[-3:]
         return AttemptStatus.NO_REPORT, None, [*notes, "evaluator wrote no report", *tail]
-    return ingest_bytes(task, report_path.read_bytes(), notes)
+    except ReportError as exc:
+        return AttemptStatus.BAD_REPORT, None, [*notes, str(exc)]
+    return ingest_bytes(task, data, notes)
 
 
 def ingest_bytes(
@@ -101,7 +105,10 @@ def ingest(task: ProjectTask, report_file: Path, *, entrant: str = "",
            attempt: int = 1) -> AttemptResult:
     start = time.monotonic()
     try:
-        data = report_file.read_bytes()
+        data = read_report(report_file)
+    except ReportError as exc:
+        return _result(task, AttemptStatus.BAD_REPORT, None, [str(exc)], entrant, attempt, start,
+                       None)
     except OSError as exc:
         return _result(task, AttemptStatus.NO_REPORT, None, [f"{report_file}: {exc}"], entrant,
                        attempt, start, None)

@@ -3,8 +3,10 @@ entrant's changes applied, then the evaluator's tests copied in.
 
 Changes are an overlay directory (its files replace or add to the template's)
 or a unified diff applied with `git apply`, which refuses paths that leave the
-workspace. Symlinks and special files in an overlay are refused: they could
-point the evaluator at files outside the workspace.
+workspace. No link is followed in the changes: a symbolic link (the changes
+themselves, or anything in an overlay) or a special file is refused with its
+path, since it could point the evaluator at files outside the workspace, and
+sizes are checked before anything is read.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ import os
 import shutil
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
+
+from cogolf import safeio
 
 MAX_OVERLAY_FILES = 5000
 MAX_OVERLAY_BYTES = 64 * 1024 * 1024
@@ -27,50 +32,56 @@ class ChangesError(ValueError):
 
 def build_workspace(template: Path, changes: Path, workspace: Path) -> None:
     shutil.copytree(template, workspace, symlinks=True)
-    if changes.is_dir():
+    try:
+        mode = os.lstat(changes).st_mode
+    except OSError as exc:
+        raise ChangesError(f"{changes}: cannot read ({exc.strerror})") from exc
+    if stat.S_ISLNK(mode):
+        raise ChangesError(f"{changes}: a symbolic link; symbolic links are never followed")
+    if stat.S_ISDIR(mode):
         apply_overlay(changes, workspace)
-    elif changes.is_file():
+    elif stat.S_ISREG(mode):
         apply_patch(changes, workspace)
     else:
         raise ChangesError(f"{changes}: neither a directory nor a patch file")
 
 
 def apply_overlay(overlay: Path, workspace: Path) -> None:
-    count = total = 0
-    for dirpath, dirnames, filenames in os.walk(overlay):
-        here = Path(dirpath)
-        dirnames[:] = [d for d in dirnames if d not in (".git", "__pycache__")]
-        for name in [*dirnames, *filenames]:
-            mode = os.lstat(here / name).st_mode
-            rel = (here / name).relative_to(overlay)
-            if stat.S_ISLNK(mode):
-                raise ChangesError(f"overlay {rel}: symbolic links are not allowed")
-            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
-                raise ChangesError(f"overlay {rel}: only regular files and directories are allowed")
-        for name in filenames:
-            source = here / name
-            rel = source.relative_to(overlay)
-            count += 1
-            total += source.stat().st_size
-            if count > MAX_OVERLAY_FILES:
-                raise ChangesError(f"overlay has more than {MAX_OVERLAY_FILES} files")
-            if total > MAX_OVERLAY_BYTES:
-                raise ChangesError(f"overlay is larger than {MAX_OVERLAY_BYTES} bytes")
-            target = workspace / rel
-            if target.is_symlink() or (target.exists() and not target.is_file()):
-                raise ChangesError(f"overlay {rel}: would replace a non-file in the template")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
+    """Copy the overlay in (no link followed, sizes capped), then lay it over the template."""
+    with tempfile.TemporaryDirectory(prefix="cogolf-overlay-") as tmp:
+        staged = Path(tmp) / "overlay"
+        try:
+            safeio.copy_tree(overlay, staged, max_files=MAX_OVERLAY_FILES,
+                             max_bytes=MAX_OVERLAY_BYTES, label="overlay",
+                             ignore=lambda name: name in (".git", "__pycache__"))
+        except safeio.UnsafeFile as exc:
+            raise ChangesError(str(exc)) from exc
+        except OSError as exc:
+            raise ChangesError(f"overlay: cannot read ({exc.strerror})") from exc
+        for dirpath, _dirnames, filenames in os.walk(staged):
+            for name in filenames:
+                source = Path(dirpath) / name
+                rel = source.relative_to(staged)
+                target = workspace / rel
+                if target.is_symlink() or (target.exists() and not target.is_file()):
+                    raise ChangesError(f"overlay {rel}: would replace a non-file in the template")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
 
 
 def apply_patch(patch: Path, workspace: Path) -> None:
-    if patch.stat().st_size > MAX_OVERLAY_BYTES:
-        raise ChangesError(f"patch {patch.name} is larger than {MAX_OVERLAY_BYTES} bytes")
-    if not patch.read_bytes().strip():
+    try:
+        data = safeio.read_file(patch, MAX_OVERLAY_BYTES)
+    except safeio.UnsafeFile as exc:
+        raise ChangesError(f"patch {exc}") from exc
+    except OSError as exc:
+        raise ChangesError(f"patch {patch.name}: cannot read ({exc.strerror})") from exc
+    if not data.strip():
         return  # an empty patch is no change; the caller notices
     try:
         done = subprocess.run(
-            ["git", "apply", "--whitespace=nowarn", str(patch.resolve())],
+            ["git", "apply", "--whitespace=nowarn", "-"],
+            input=data,
             cwd=workspace,
             capture_output=True,
             timeout=PATCH_TIMEOUT_SECONDS,

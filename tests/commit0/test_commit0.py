@@ -120,7 +120,8 @@ def test_bad_submissions(task: Commit0Task, tmp_path: Path) -> None:
     (sub / "src" / "textkit").mkdir(parents=True)
     (sub / "src" / "textkit" / "__init__.py").symlink_to("/etc/hostname")
     result = score(task, sub)
-    assert result.status == "bad_submission" and "not a regular file" in result.notes[0]
+    assert result.status == "bad_submission" and "symbolic link" in result.notes[0]
+    assert "src/textkit/__init__.py" in result.notes[0]
 
 
 def test_task_errors(tmp_path: Path) -> None:
@@ -172,3 +173,23 @@ def test_cli_scores_the_skeleton_zero_and_tabulates(task: Commit0Task, tmp_path:
                             str(tmp_path / "results")], capture_output=True, text=True,
                            cwd=REPO, timeout=60, check=False)
     assert table.stdout.splitlines()[1].split("\t") == ["skeleton", "0.000", "0.000"]
+
+
+@pytest.mark.parametrize("link", ["src", "src/textkit", "."])
+def test_cli_refuses_a_submission_linked_to_the_reference(
+    task: Commit0Task, tmp_path: Path, link: str
+) -> None:
+    """`src -> references/...` once scored 1.0: no link in a submission is followed."""
+    sub = tmp_path / "sub"
+    if link == ".":
+        sub.symlink_to(TEXTKIT)
+    else:
+        (sub / link).parent.mkdir(parents=True, exist_ok=True)
+        (sub / link).symlink_to(TEXTKIT / link)
+    done = subprocess.run(
+        [sys.executable, "-m", "cogolf", "commit0", "score", str(task.root), str(sub),
+         "--no-quality"], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "bad_submission" and result["pass_rate"] == 0.0
+    assert "symbolic link" in result["notes"][0]

@@ -80,7 +80,9 @@ def test_a_test_that_times_out_costs_only_itself(pyjudge: Judge) -> None:
     src = "def f(n):\n while n==99:pass\n return sum(map(int,str(n)))\n"
     slow = pyjudge("sum-digits", src)
     assert slow.reason == "Timeout" and slow.tests_passed == slow.tests_total - 1
-    assert [t.status for t in slow.tests if not t.passed] == ["timeout"]
+    # n == 99 is a private test: counted, never shown
+    assert all(t.passed for t in slow.tests)
+    assert slow.private_passed == slow.private_total - 1
 
 
 def test_the_hole_has_one_wall_clock_budget(holes: HoleSet) -> None:

@@ -15,8 +15,9 @@ import structlog
 
 from cogolf.golf.holes import Hole, Test
 from cogolf.golf.runners import protocol
+from cogolf.golf.runners.paced import PacedRun, run_paced
 from cogolf.golf.runners.walled import ExternalRun, WallSpec, run_external
-from cogolf.sandbox.api import BatchResult
+from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, LoadStatus
 
 log = structlog.get_logger(__name__)
 START_RETRIES = 6
@@ -94,16 +95,26 @@ def spec_for(
     )
 
 
-async def walled(
-    argv: Sequence[str], stdin: bytes, scratch: Path, spec: WallSpec, *, cpu_seconds: float,
-    wall_seconds: float, max_output_bytes: int,
-) -> ExternalRun:
-    env = {
+def _env(scratch: Path) -> dict[str, str]:
+    return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": str(scratch),
         "TMPDIR": str(scratch),
         "LANG": "C.UTF-8",
     }
+
+
+def _busy_uid(run: ExternalRun) -> bool:
+    # A uid whose previous holder is still exiting makes execve fail with EAGAIN
+    # under RLIMIT_NPROC; that is the machine's state, not the program's fault.
+    return run.reason == "start_failed" and b"Errno 11" in run.stderr
+
+
+async def walled(
+    argv: Sequence[str], stdin: bytes, scratch: Path, spec: WallSpec, *, cpu_seconds: float,
+    wall_seconds: float, max_output_bytes: int,
+) -> ExternalRun:
+    env = _env(scratch)
     for attempt in range(START_RETRIES + 1):
         run = await run_external(
             list(argv),
@@ -115,14 +126,46 @@ async def walled(
             max_output_bytes=max_output_bytes,
             env=env,
         )
-        # A uid whose previous holder is still exiting makes execve fail with EAGAIN
-        # under RLIMIT_NPROC; that is the machine's state, not the program's fault.
-        busy_uid = run.reason == "start_failed" and b"Errno 11" in run.stderr
-        if not busy_uid or attempt == START_RETRIES:
+        if not _busy_uid(run) or attempt == START_RETRIES:
             return run
         log.info("golf.start_retry", argv0=argv[0], attempt=attempt + 1)
         await asyncio.sleep(min(1.0, 0.1 * 2**attempt))
     raise AssertionError("unreachable")
+
+
+async def paced(
+    argv: Sequence[str], header: bytes, calls: Sequence[bytes], token: str, scratch: Path,
+    spec: WallSpec, limits: RunLimits,
+) -> PacedRun:
+    """`walled` for a child that takes its tests one at a time (see `paced`)."""
+    for attempt in range(START_RETRIES + 1):
+        done = await run_paced(
+            argv, header, calls, token, cwd=str(scratch), spec=spec, env=_env(scratch),
+            per_test_seconds=limits.per_test_seconds, cpu_seconds=limits.per_hole_seconds,
+            wall_seconds=limits.per_hole_seconds, max_output_bytes=limits.max_output_bytes,
+        )
+        if not _busy_uid(done.run) or attempt == START_RETRIES:
+            return done
+        log.info("golf.start_retry", argv0=argv[0], attempt=attempt + 1)
+        await asyncio.sleep(min(1.0, 0.1 * 2**attempt))
+    raise AssertionError("unreachable")
+
+
+def paced_batch(done: PacedRun, token: str, n_calls: int, wall: float) -> BatchResult:
+    """The batch of a paced run: a test the parent killed timed out, the ones after it
+    never ran."""
+    batch = to_batch(done.run, token, n_calls, wall)
+    if done.killed_at is None or batch.load is not LoadStatus.OK:
+        return batch
+    return cut_at(batch, done.killed_at, "over the per-test CPU time (measured by the scorer)")
+
+
+def cut_at(batch: BatchResult, first: int, detail: str) -> BatchResult:
+    results = list(batch.results)
+    results[first] = CallResult(status=CallStatus.TIMEOUT, detail=detail)
+    for i in range(first + 1, len(results)):
+        results[i] = CallResult(status=CallStatus.NOT_RUN, detail="an earlier test timed out")
+    return BatchResult(load=batch.load, results=results, wall_seconds=batch.wall_seconds)
 
 
 def end_detail(run: ExternalRun) -> str:

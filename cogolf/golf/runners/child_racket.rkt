@@ -1,8 +1,10 @@
 #lang racket/base
 ;; Child harness for the Racket course (copied into the scratch dir).
-;; Reads (token per-test-seconds ((arg ...) ...)) from stdin, evaluates
-;; submission.rkt, calls f per argument list in a thread with a time limit, and
-;; writes "<token> <json>" lines to the original stdout. A file without #lang is
+;; Reads (token per-test-seconds) from stdin, evaluates submission.rkt, then reads
+;; one argument list (arg ...) at a time (the parent sends the next only after this
+;; one's report), calls f in a thread with a time limit, and writes
+;; "<token> <json>" lines to the original stdout. The thread's limit is only the fast
+;; path: the parent kills a test that runs over its CPU time, whatever happens here. A file without #lang is
 ;; first tried in a namespace of racket/base, racket/list and racket/string, which
 ;; starts much faster than full `racket`; when anything in it is unbound there or
 ;; fails, the file is evaluated again in a fresh namespace with full `racket`, so
@@ -173,10 +175,11 @@
 ;; module-level variables of the harness could be read through module->namespace.
 (define (main)
   (define out (current-output-port))
-  (define request (read))
+  (define tests (current-input-port))
+  (define request (read tests))
   (define token (car request))
   (define limit (cadr request))
-  (define calls (caddr request))
+  (current-input-port (open-input-bytes #""))
 
   (define (emit . parts)
     (write-string (string-append token " {" (string-join parts ",") "}\n") out)
@@ -202,7 +205,7 @@
            (kv "detail" (json-string (cdr loaded))))]
     [else
      (emit (kv "load" "\"ok\""))
-     (for ([args (in-list calls)] [i (in-naturals)])
+     (for ([args (in-producer (lambda () (read tests)) eof-object?)] [i (in-naturals)])
        (define r (run-call (cdr loaded) args))
        (define idx (kv "i" (number->string i)))
        (case (car r)

@@ -1,11 +1,79 @@
 // Child harness for the Rust course, appended after the submission by the runner
-// (which then adds the N enum when the hole uses it, and `main` with the tests).
-// One report line "<token> <json>" per event. Single-threaded on purpose: the
-// walls then forbid every new task, so a submission cannot fork; a CPU timer
-// per test ends the process when a test overruns.
+// (which then adds the N enum when the hole uses it, and a `main` that reads the
+// tests). The token, the time limit and each test's arguments arrive on stdin at
+// run time (the parent sends a test only after the previous one reported), so no
+// test value is ever part of the compiled source. One report line
+// "<token> <json>" per event. Single-threaded on purpose: the walls then forbid
+// every new task, so a submission cannot fork; a CPU timer per test ends the
+// process when a test overruns (the fast path: the parent kills it anyway).
 #[allow(dead_code)]
 mod golf_harness {
-    use std::io::Write;
+    use std::io::{Read, Write};
+
+    // Tests on stdin: `c` starts a test, then its arguments: `i<int>;`, `t`/`f`,
+    // `s<bytes>:<utf-8>`, `l<count>:<items>` (a nest item is an int or a list).
+    pub struct Rd {
+        inp: std::io::StdinLock<'static>,
+    }
+    impl Rd {
+        pub fn tag(&mut self) -> u8 {
+            let mut b = [0u8; 1];
+            match self.inp.read(&mut b) {
+                Ok(1) => b[0],
+                _ => 0,
+            }
+        }
+        pub fn num(&mut self, end: u8) -> i64 {
+            let (mut n, mut neg) = (0i64, false);
+            loop {
+                let c = self.tag();
+                if c == end || c == 0 {
+                    return if neg { n.wrapping_neg() } else { n };
+                }
+                if c == b'-' {
+                    neg = true;
+                } else {
+                    n = n.wrapping_mul(10).wrapping_add((c.wrapping_sub(b'0')) as i64);
+                }
+            }
+        }
+        pub fn next_call(&mut self) -> bool {
+            self.tag() == b'c'
+        }
+        fn text(&mut self) -> String {
+            let n = self.num(b':') as usize;
+            let mut buf = vec![0u8; n];
+            let _ = self.inp.read_exact(&mut buf);
+            String::from_utf8(buf).unwrap_or_default()
+        }
+    }
+    pub trait W: Sized {
+        fn w(r: &mut Rd) -> Self;
+    }
+    impl W for i64 {
+        fn w(r: &mut Rd) -> i64 {
+            r.tag();
+            r.num(b';')
+        }
+    }
+    impl W for bool {
+        fn w(r: &mut Rd) -> bool {
+            r.tag() == b't'
+        }
+    }
+    impl W for String {
+        fn w(r: &mut Rd) -> String {
+            r.tag();
+            r.text()
+        }
+    }
+    impl<T: W> W for Vec<T> {
+        fn w(r: &mut Rd) -> Vec<T> {
+            r.tag();
+            let n = r.num(b':');
+            (0..n).map(|_| T::w(r)).collect()
+        }
+    }
 
     pub trait J {
         fn j(&self, o: &mut String);
@@ -98,13 +166,19 @@ mod golf_harness {
         o
     }
 
-    pub fn start(token: &'static str, limit_us: i64) {
+    pub fn start() -> Rd {
         std::panic::set_hook(Box::new(|_| {}));
+        let mut rd = Rd { inp: std::io::stdin().lock() };
+        rd.tag();
+        let token: &'static str = Box::leak(rd.text().into_boxed_str());
+        rd.tag();
+        let limit_us = rd.num(b';');
         unsafe {
             TOKEN = token;
             LIMIT_US = limit_us;
         }
         line("{\"load\":\"ok\"}");
+        rd
     }
 
     pub fn run<R: J, F: FnOnce() -> R>(i: usize, call: F) {

@@ -2,7 +2,9 @@
 
 Used where the fork sandbox cannot start with every wall (no root, say): the
 file runs in a fresh namespace under `child_python.py`, which calls f per test
-with a CPU timer of its own, behind the same walls as the other courses.
+with a CPU timer of its own, behind the same walls as the other courses; the
+tests are handed over one at a time and timed by the parent (`paced`), so a
+program that stops its own timer still times out.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from pathlib import Path
 
 from cogolf.golf.holes import Hole, Test
 from cogolf.golf.runners import protocol
-from cogolf.golf.runners.base import DEFAULT_LIMITS, RunLimits, Scratch, spec_for, to_batch, walled
+from cogolf.golf.runners.base import (
+    DEFAULT_LIMITS,
+    RunLimits,
+    Scratch,
+    paced,
+    paced_batch,
+    spec_for,
+)
 from cogolf.golf.toolchains import python_interpreter
 from cogolf.sandbox.api import BatchResult
 
@@ -37,11 +46,8 @@ class ProcessPythonRunner:
 
     async def run(self, source: bytes, hole: Hole, tests: Sequence[Test]) -> BatchResult:
         token = protocol.new_token()
-        request = {
-            "token": token,
-            "per_test_seconds": self.limits.per_test_seconds,
-            "calls": [list(t.args) for t in tests],
-        }
+        header = json.dumps({"token": token, "per_test_seconds": self.limits.per_test_seconds})
+        calls = [json.dumps(list(t.args)).encode() + b"\n" for t in tests]
         t0 = time.monotonic()
         with Scratch() as scratch:
             scratch.write({"harness.py": self.child, "submission.py": source})
@@ -54,13 +60,8 @@ class ProcessPythonRunner:
                 memory_bytes=self.limits.memory_bytes,
                 cpu_seconds=self.limits.per_hole_seconds,
             )
-            run = await walled(
+            done = await paced(
                 [str(self.python), "-I", "-S", "-B", "harness.py"],
-                json.dumps(request).encode(),
-                scratch.path,
-                spec,
-                cpu_seconds=self.limits.per_hole_seconds,
-                wall_seconds=self.limits.per_hole_seconds,
-                max_output_bytes=self.limits.max_output_bytes,
+                header.encode() + b"\n", calls, token, scratch.path, spec, self.limits,
             )
-        return to_batch(run, token, len(tests), time.monotonic() - t0)
+        return paced_batch(done, token, len(tests), time.monotonic() - t0)

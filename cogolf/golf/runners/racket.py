@@ -1,4 +1,5 @@
-"""The Racket course runner: one racket process per hole, f called per test in a thread."""
+"""The Racket course runner: one racket process per hole, f called per test in a thread,
+the tests handed over one at a time and timed by the parent (`paced`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from pathlib import Path
 
 from cogolf.golf.holes import Hole, Test
 from cogolf.golf.runners import protocol
-from cogolf.golf.runners.base import DEFAULT_LIMITS, RunLimits, Scratch, spec_for, to_batch, walled
+from cogolf.golf.runners.base import (
+    DEFAULT_LIMITS,
+    RunLimits,
+    Scratch,
+    paced,
+    paced_batch,
+    spec_for,
+)
 from cogolf.golf.toolchains import racket_binary, racket_harness
 from cogolf.golf.types import racket_literal
 from cogolf.sandbox.api import BatchResult
@@ -32,8 +40,9 @@ class RacketRunner:
 
     async def run(self, source: bytes, hole: Hole, tests: Sequence[Test]) -> BatchResult:
         token = protocol.new_token()
-        calls = " ".join("(" + " ".join(racket_literal(a) for a in t.args) + ")" for t in tests)
-        request = f'("{token}" {self.limits.per_test_seconds} ({calls}))'
+        header = f'("{token}" {self.limits.per_test_seconds})\n'.encode()
+        calls = [("(" + " ".join(racket_literal(a) for a in t.args) + ")\n").encode()
+                 for t in tests]
         t0 = time.monotonic()
         with Scratch() as scratch:
             scratch.write({"submission.rkt": source})
@@ -44,14 +53,9 @@ class RacketRunner:
                 memory_bytes=self.limits.memory_bytes,
                 cpu_seconds=self.limits.per_hole_seconds,
             )
-            run = await walled(
+            done = await paced(
                 # -n: no init library in the start-up namespace (the harness makes its own)
                 [str(self.racket), "-n", "-u", str(self.harness)],
-                request.encode(),
-                scratch.path,
-                spec,
-                cpu_seconds=self.limits.per_hole_seconds,
-                wall_seconds=self.limits.per_hole_seconds,
-                max_output_bytes=self.limits.max_output_bytes,
+                header, calls, token, scratch.path, spec, self.limits,
             )
-        return to_batch(run, token, len(tests), time.monotonic() - t0)
+        return paced_batch(done, token, len(tests), time.monotonic() - t0)

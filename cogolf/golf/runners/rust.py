@@ -2,8 +2,11 @@
 
 The submission's bytes come first, unchanged, so compiler messages point at its
 own lines; the harness (`child_rust.rs`), the `N` enum for nested-list holes
-and a `main` that calls f with every test's arguments as literals follow.
-Compilation runs behind the same walls as the program, with its own limits.
+and a `main` that reads each test's arguments from stdin and calls f follow.
+No test value is compiled in: a compiler message can quote the generated lines,
+and they hold only the hole's parameter types. Tests are handed over one at a
+time and timed by the parent (`paced`). Compilation runs behind the same walls
+as the program, with its own limits.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from cogolf.golf.holes import Hole, Test
 from cogolf.golf.runners import protocol
@@ -20,14 +24,16 @@ from cogolf.golf.runners.base import (
     DEFAULT_LIMITS,
     RunLimits,
     Scratch,
+    cut_at,
     end_detail,
+    paced,
+    paced_batch,
     spec_for,
-    to_batch,
     walled,
 )
 from cogolf.golf.runners.walled import ExternalRun
 from cogolf.golf.toolchains import rust_toolchain
-from cogolf.golf.types import NEST, RUST_EDITION, RUST_NEST_ENUM, rust_literal
+from cogolf.golf.types import NEST, RUST_EDITION, RUST_NEST_ENUM, GolfType, rust_type
 from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, LoadStatus
 
 CHILD = Path(__file__).with_name("child_rust.rs")
@@ -41,24 +47,66 @@ def uses_nest(hole: Hole) -> bool:
     return any(t.kind == NEST or (t.item is not None and t.item.kind == NEST) for t in types)
 
 
-def program(source: bytes, hole: Hole, tests: Sequence[Test], token: str, limit_ms: int) -> bytes:
-    calls = []
-    for i, t in enumerate(tests):
-        args = ", ".join(rust_literal(p.type, a) for p, a in zip(hole.params, t.args, strict=True))
-        calls.append(f"    golf_harness::run({i}, || f({args}));")
+NEST_READER = (
+    "impl golf_harness::W for N {\n"
+    "    fn w(r: &mut golf_harness::Rd) -> N {\n"
+    "        if r.tag() == b'l' {\n"
+    "            let n = r.num(b':');\n"
+    "            N::L((0..n).map(|_| <N as golf_harness::W>::w(r)).collect())\n"
+    "        } else {\n"
+    "            N::I(r.num(b';'))\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+)
+
+
+def program(source: bytes, hole: Hole) -> bytes:
+    """The file to compile: the same for every run of `source` on `hole`."""
+    reads = "".join(
+        f"        let golf_arg{k}: {rust_type(p.type)} = golf_harness::W::w(&mut rd);\n"
+        for k, p in enumerate(hole.params)
+    )
+    args = ", ".join(f"golf_arg{k}" for k in range(len(hole.params)))
     nest = (
         f"#[allow(dead_code)]\n#[derive(Clone, Debug, PartialEq)]\n{RUST_NEST_ENUM}\n"
-        "#[allow(unused_imports)]\nuse N::*;\n"
+        f"#[allow(unused_imports)]\nuse N::*;\n{NEST_READER}"
         if uses_nest(hole)
         else ""
     )
     main = (
         "fn main() {\n"
-        f'    golf_harness::start("{token}", {limit_ms * 1000});\n'
-        + "\n".join(calls)
-        + "\n}\n"
+        "    let mut rd = golf_harness::start();\n"
+        "    let mut i = 0usize;\n"
+        "    while rd.next_call() {\n"
+        + reads
+        + f"        golf_harness::run(i, move || f({args}));\n"
+        "        i += 1;\n"
+        "    }\n"
+        "}\n"
     )
     return source + b"\n" + nest.encode() + CHILD.read_bytes() + main.encode()
+
+
+def wire(t: GolfType, v: Any) -> bytes:
+    """A test argument as `child_rust.rs` reads it."""
+    if t.kind == "str":
+        data = v.encode("utf-8")
+        return b"s%d:" % len(data) + data
+    if t.kind == "int":
+        return b"i%d;" % v
+    if t.kind == "bool":
+        return b"t" if v else b"f"
+    if t.kind == NEST:
+        return b"l%d:" % len(v) + b"".join(
+            wire(t if type(x) is list else GolfType("int"), x) for x in v
+        )
+    assert t.item is not None
+    return b"l%d:" % len(v) + b"".join(wire(t.item, x) for x in v)
+
+
+def call_bytes(hole: Hole, test: Test) -> bytes:
+    return b"c" + b"".join(wire(p.type, a) for p, a in zip(hole.params, test.args, strict=True))
 
 
 class RustRunner:
@@ -79,7 +127,7 @@ class RustRunner:
         limit_ms = int(self.limits.per_test_seconds * 1000)
         t0 = time.monotonic()
         with Scratch() as scratch:
-            scratch.write({"main.rs": program(source, hole, tests, token, limit_ms)})
+            scratch.write({"main.rs": program(source, hole)})
             sysroot = str(self.rust.sysroot)
             compile_spec = spec_for(
                 scratch.path,
@@ -115,13 +163,13 @@ class RustRunner:
                 memory_bytes=self.limits.memory_bytes,
                 cpu_seconds=self.limits.per_hole_seconds,
             )
-            ran = await walled(
-                ["./prog"], b"", scratch.path, run_spec,
-                cpu_seconds=self.limits.per_hole_seconds,
-                wall_seconds=self.limits.per_hole_seconds,
-                max_output_bytes=self.limits.max_output_bytes,
+            header = wire(GolfType("str"), token) + wire(GolfType("int"), limit_ms * 1000)
+            done = await paced(
+                ["./prog"], header, [call_bytes(hole, t) for t in tests], token, scratch.path,
+                run_spec, self.limits,
             )
-        return _timer_expiry(to_batch(ran, token, len(tests), time.monotonic() - t0), ran)
+        batch = paced_batch(done, token, len(tests), time.monotonic() - t0)
+        return _timer_expiry(batch, done.run)
 
     def _compile_failure(self, built: ExternalRun, n_calls: int, wall: float) -> BatchResult:
         message = built.stderr.decode("utf-8", errors="replace")
@@ -146,11 +194,5 @@ def _timer_expiry(batch: BatchResult, ran: ExternalRun) -> BatchResult:
     a report timed out and the ones after it never ran."""
     if ran.returncode != -signal.SIGPROF or batch.load is not LoadStatus.OK:
         return batch
-    results = list(batch.results)
-    first = next((i for i, r in enumerate(results) if r.status is CallStatus.CRASH), None)
-    if first is None:
-        return batch
-    results[first] = CallResult(status=CallStatus.TIMEOUT, detail="over the per-test CPU time")
-    for i in range(first + 1, len(results)):
-        results[i] = CallResult(status=CallStatus.NOT_RUN, detail="an earlier test timed out")
-    return BatchResult(load=batch.load, results=results, wall_seconds=batch.wall_seconds)
+    first = next((i for i, r in enumerate(batch.results) if r.status is CallStatus.CRASH), None)
+    return batch if first is None else cut_at(batch, first, "over the per-test CPU time")

@@ -11,15 +11,14 @@ names stay part of `name` as the tool wrote them (`testAdd with data set #1`,
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
+
+import defusedxml  # type: ignore[import-untyped]
+import defusedxml.ElementTree as SafeET  # type: ignore[import-untyped]
 
 from cogolf.project.reports.model import Outcome, ReportError, TestReport, check_size, worst
 
-# A DOCTYPE can only sit in the prolog; refusing it rules out entity expansion.
-_DOCTYPE = re.compile(
-    rb"\A(\xef\xbb\xbf)?\s*(<\?xml[^>]*\?>)?\s*(<!--.*?-->\s*)*<!DOCTYPE", re.S | re.I
-)
+MAX_SUITE_NAMES = 64  # innermost enclosing suite names kept (only the innermost is used)
 
 _RESULT_TAGS = {"error": Outcome.ERROR, "failure": Outcome.FAILED, "skipped": Outcome.SKIPPED}
 
@@ -31,11 +30,16 @@ def parse_junit_xml(data: bytes) -> TestReport:
         report.complete = False
         report.note("empty report file")
         return report
-    if _DOCTYPE.match(data):
-        raise ReportError("JUnit report declares a DOCTYPE; refused (entities are not allowed)")
     try:
-        root = ET.fromstring(data)
-    except ET.ParseError as exc:
+        # The parser itself refuses any DOCTYPE, entity or external reference, wherever
+        # it sits and in whatever encoding the document declares.
+        root = SafeET.fromstring(data, forbid_dtd=True)
+    except defusedxml.DefusedXmlException as exc:
+        raise ReportError(
+            f"JUnit report refused: {type(exc).__name__} (a DOCTYPE, entities and "
+            "external references are not allowed)"
+        ) from exc
+    except (ET.ParseError, ValueError, LookupError) as exc:
         raise ReportError(f"JUnit report is not well-formed XML: {exc}") from exc
     if root.tag not in ("testsuites", "testsuite"):
         raise ReportError(
@@ -45,12 +49,21 @@ def parse_junit_xml(data: bytes) -> TestReport:
     return report
 
 
-def _walk(element: ET.Element, suites: list[str], report: TestReport) -> None:
-    for child in element:
-        if child.tag == "testsuite":
-            _walk(child, [*suites, child.get("name", "")], report)
-        elif child.tag == "testcase":
-            _case(child, suites, report)
+def _walk(root: ET.Element, suites: list[str], report: TestReport) -> None:
+    """In document order over nested <testsuite>s, with a stack rather than recursion
+    so no nesting depth can exhaust the interpreter's."""
+    stack: list[tuple[ET.Element, tuple[str, ...]]] = [(root, tuple(suites))]
+    while stack:
+        element, names = stack.pop()
+        if element.tag == "testcase":
+            _case(element, list(names), report)
+            continue
+        for child in reversed(element):
+            if child.tag == "testsuite":
+                # only the innermost named suite is ever used; a bounded chain is enough
+                stack.append((child, (*names[-MAX_SUITE_NAMES + 1 :], child.get("name", ""))))
+            elif child.tag == "testcase":
+                stack.append((child, names))
 
 
 def _case(case: ET.Element, suites: list[str], report: TestReport) -> None:

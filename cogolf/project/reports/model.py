@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from enum import StrEnum
+
+import msgspec
 
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 """Largest report accepted; a bigger one is treated as a broken run."""
@@ -80,8 +81,9 @@ def json_lines(data: bytes, report: TestReport) -> list[dict[str, object]]:
         if not line:
             continue
         try:
-            obj = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
+            # msgspec caps nesting depth (RecursionError, raised before the stack runs out)
+            obj = msgspec.json.decode(line)
+        except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
             obj = None
         if isinstance(obj, dict):
             events.append(obj)
