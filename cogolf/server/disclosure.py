@@ -160,6 +160,8 @@ _HOLE_RESULT: dict[str, Allow] = {
             "bytes",
             "tests_passed",
             "tests_total",
+            "private_passed",
+            "private_total",
             "penalty",
             "score",
             "status",

@@ -69,8 +69,9 @@ def test_golf_private_tests_and_model_name_stay_hidden(tmp_path):
                 score = next(r for r in records if r["kind"] == "hole_score")
                 assert b"mark-g1" in replay  # a resolved hole's source is served
                 tests = score["result"]["tests"]
-                private = [t for t in tests if t["name"].startswith("private-")]
-                assert private and all(set(t) == {"name", "passed", "status"} for t in private)
+                # private tests are counted, never listed
+                assert not [t for t in tests if not t["name"].startswith("public-")]
+                assert score["result"]["private_total"] > 0
                 public = [t for t in tests if t["name"].startswith("public-")]
                 assert any(t["got"] for t in public)  # public tests keep their detail
 
