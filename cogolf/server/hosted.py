@@ -24,6 +24,7 @@ from cogolf import messages as m
 from cogolf.deck import Deck
 from cogolf.engine import rules
 from cogolf.engine.match import Match, MatchConfig, resolved_from_records
+from cogolf.matchid import is_match_id
 from cogolf.replay import ReplayError, ReplayWriter, read_replay
 from cogolf.runtime.driver import MatchDriver
 from cogolf.runtime.local import new_match, replay_header
@@ -220,7 +221,10 @@ class HostedMatch:
             self.resumed = True
         else:
             match = new_match(self.deck, self.meta.config, self.match_id)
-            # The journal exists from the moment the match does, header first.
+            # The journal exists from the moment the match does, header first. An empty
+            # file is one whose creation was interrupted: it holds nothing to keep.
+            if self.replay_path.exists():
+                self.replay_path.unlink()
             with ReplayWriter(self.replay_path) as writer:
                 writer.write(replay_header(match, self.deck, self.sandbox))
             append = True
@@ -292,10 +296,14 @@ class HostedMatch:
 
 
 def load_meta(path: Path) -> MatchMeta:
+    """A match's metadata; its id must be a match id and the file's own name."""
     try:
-        return msgspec.json.decode(path.read_bytes(), type=MatchMeta)
+        meta = msgspec.json.decode(path.read_bytes(), type=MatchMeta)
     except (OSError, msgspec.DecodeError) as exc:
         raise ReplayError(f"{path}: {exc}") from None
+    if not is_match_id(meta.match_id) or meta.match_id != path.stem:
+        raise ReplayError(f"{path}: match_id {meta.match_id[:100]!r} does not name this file")
+    return meta
 
 
 def now() -> float:
