@@ -177,6 +177,11 @@ def _shape_problem(rec: m.ReplayRecord, holes: int) -> str:
             return f"match_id {rec.match_id[:100]!r} is not a match id"
         if not 1 <= len(rec.holes) <= MAX_HOLES:
             return f"holes must list 1 to {MAX_HOLES} spec keys"
+        config = rec.config
+        if config.get("holes") != len(rec.holes) or config.get("seed") != rec.seed:
+            return "config: holes and seed must agree with the header's draw and seed"
+        if not isinstance(config.get("names"), list) or len(config["names"]) != 2:
+            return "config: names must hold one entry per seat (2)"
         return ""
     hole = getattr(rec, "hole", None)
     if hole is not None and not 1 <= hole <= holes:

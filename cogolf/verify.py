@@ -180,7 +180,9 @@ class _Checker:
         """The next line must be `expected` (its wall-clock fields taken from the file)."""
         recorded = self.peek()
         if recorded is None:
-            raise self.fail(f"missing {_label(expected)}: the replay ends here")
+            raise self.fail(
+                f"missing {_label(expected)}: the replay ends here (the match did not finish)"
+            )
         line = self.replay.lines[self.pos]
         doc = msgspec.json.decode(line)  # depth was checked when the file was read
         want = msgspec.json.decode(msgspec.json.encode(expected))

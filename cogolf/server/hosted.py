@@ -21,7 +21,7 @@ import msgspec
 import structlog
 
 from cogolf import messages as m
-from cogolf.deck import Deck
+from cogolf.deck import Deck, DeckError
 from cogolf.engine import rules
 from cogolf.engine.match import Match, MatchConfig, resolved_from_records
 from cogolf.matchid import is_match_id
@@ -80,8 +80,12 @@ def journal_prefix(path: Path, deck: Deck) -> tuple[Match, int | None, str]:
     problem = ""
     if h.deck_digest != deck.digest:
         problem = f"deck digest {h.deck_digest} differs from the loaded deck {deck.digest}"
-    elif deck.draw(config.seed, config.holes) != h.holes:
-        problem = "the seeded draw does not match the journal header"
+    else:
+        try:
+            if deck.draw(config.seed, config.holes) != h.holes:
+                problem = "the seeded draw does not match the journal header"
+        except DeckError as exc:
+            problem = f"the journal's config cannot be drawn: {exc}"
     specs = {k: deck.spec(k) for k in h.holes} if not problem else {}
     match = Match(h.match_id, config, list(h.holes), specs)
     for r in resolved_from_records(replay.events):
