@@ -7,10 +7,10 @@ ValueError, DeckError or RecursionError in `replay`, `--verify` and resume.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -52,7 +52,7 @@ def header(change):
 def duplicate(kind: str):
     def mutate(lines: list[str]) -> list[str]:
         i = index_of(lines, kind)
-        return lines[: i + 1] + [lines[i]] + lines[i + 1 :]
+        return [*lines[: i + 1], lines[i], *lines[i + 1 :]]
 
     return mutate
 
@@ -61,7 +61,7 @@ def fake_submission_first(lines: list[str]) -> list[str]:
     i = index_of(lines, "submission")
     fake = json.loads(lines[i])
     fake["impl"] = "def solve(*a):\n    return None\n"
-    return lines[:i] + [json.dumps(fake, separators=(",", ":"))] + lines[i:]
+    return [*lines[:i], json.dumps(fake, separators=(",", ":")), *lines[i:]]
 
 
 def renumber_hole_two(lines: list[str]) -> list[str]:
@@ -91,12 +91,14 @@ def sandbox(key: str, value: object):
 
 
 def deep_args(lines: list[str]) -> list[str]:
-    return edit(lines, index_of(lines, "test_verdict"), lambda d: d.__setitem__("args", nested(500)))
+    return edit(
+        lines, index_of(lines, "test_verdict"), lambda d: d.__setitem__("args", nested(500))
+    )
 
 
 def spaced(lines: list[str]) -> list[str]:
     i = index_of(lines, "par_result")
-    return lines[:i] + [json.dumps(json.loads(lines[i]))] + lines[i + 1 :]
+    return [*lines[:i], json.dumps(json.loads(lines[i])), *lines[i + 1 :]]
 
 
 CASES = {
@@ -140,10 +142,10 @@ CASES = {
     "config holes 100": (config("holes", 100), "holes"),
     "args nested 500 deep": (deep_args, "nesting"),
     "a number out of range": (
-        lambda ls: ls[:1] + [ls[1].replace('"at":', '"at":1e999,"x":')] + ls[2:],
+        lambda ls: [*ls[:1], ls[1].replace('"at":', '"at":1e999,"x":'), *ls[2:]],
         "",
     ),
-    "result cut short": (lambda ls: ls[:-1] + [ls[-1][:40]], "truncated"),
+    "result cut short": (lambda ls: [*ls[:-1], ls[-1][:40]], "truncated"),
     "match unfinished": (lambda ls: ls[: index_of(ls, "hole_score") + 1], "did not finish"),
     "header only": (lambda ls: ls[:1], "did not finish"),
 }
@@ -165,10 +167,8 @@ def test_an_altered_replay_fails_naming_its_line(name, honest, shared, tmp_path)
         assert str(exc).startswith(f"{bad}:") and "\n" not in str(exc)
     else:
         render(replay)
-        try:
+        with contextlib.suppress(ReplayError):
             journal_prefix(bad, DECK)
-        except ReplayError:
-            pass
 
 
 def test_the_honest_replay_verifies_and_wall_clock_fields_are_free(honest, shared, tmp_path):
