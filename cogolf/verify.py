@@ -49,6 +49,20 @@ WALL_CLOCK = m.WALL_CLOCK_FIELDS
 """Fields whose value is not re-derived: `at` (hole_start, submission), `started_at`
 (header), `wall_clock_seconds` (result)."""
 
+FREE_INPUTS: dict[str, frozenset[str]] = {
+    "header": frozenset({"match_id", "sandbox", "config"}),
+    "submission": frozenset(
+        {"attempts", "errors", "wrong_hole", "dropped_tests", "fallback_cause"}
+    ),
+    "episode_end": frozenset({"detail"}),
+}
+"""Recorded inputs nothing else re-derives, so any value of the right shape verifies:
+the match id (its pattern is checked, the result must repeat it), the config's
+deadlines (within the server's bounds; its seed, holes and names must be the
+header's and the result's), the sandbox description (shape and `weak` checked),
+a submission's intake history, and the detail of a harness fault. A match that
+did not end `complete` keeps its reason."""
+
 OPTIONAL_IN_OLD_FILES: dict[str, frozenset[str]] = {"header": frozenset()}
 """Fields added to a record after replays were first written: an old file may lack
 them when their value is the default. (None yet.)"""
