@@ -62,7 +62,9 @@ def write_meta(path: Path, meta: msgspec.Struct) -> None:
     tmp.replace(path)
 
 
-def journal_prefix(path: Path, deck: Deck) -> tuple[Match, int | None, str]:
+def journal_prefix(
+    path: Path, deck: Deck, match_id: str | None = None
+) -> tuple[Match, int | None, str]:
     """Read a journal for resuming: the match state and where its last resolved hole ends.
 
     Returns (match, offset, problem). Records after `offset` belong to a hole that did
@@ -78,7 +80,9 @@ def journal_prefix(path: Path, deck: Deck) -> tuple[Match, int | None, str]:
     except msgspec.ValidationError as exc:
         raise ReplayError(f"{path}:1: config: {exc}") from None
     problem = ""
-    if h.deck_digest != deck.digest:
+    if match_id is not None and h.match_id != match_id:
+        problem = f"the journal is match {h.match_id!r}'s, not {match_id!r}'s"
+    elif h.deck_digest != deck.digest:
         problem = f"deck digest {h.deck_digest} differs from the loaded deck {deck.digest}"
     else:
         try:
@@ -214,7 +218,7 @@ class HostedMatch:
         problem, offset = "", None
         if append:
             try:
-                match, offset, problem = journal_prefix(self.replay_path, self.deck)
+                match, offset, problem = journal_prefix(self.replay_path, self.deck, self.match_id)
             except ReplayError as exc:
                 # Keep the unreadable journal for inspection; the match gets a fresh one
                 # that records why it could not go on.
