@@ -245,9 +245,15 @@ def _check_config(h: m.ReplayHeader, deck: Deck) -> MatchConfig:
     return config
 
 
-def _check_sandbox(sandbox: dict[str, Any]) -> str:
-    if set(sandbox) != set(SANDBOX_KEYS):
-        return f"sandbox: keys {sorted(sandbox)}, the writer writes {sorted(SANDBOX_KEYS)}"
+def _check_sandbox(sandbox: dict[str, Any], known: frozenset[str]) -> str:
+    """The description's shape: the first writer's keys, plus any key today's sandbox
+    describes (its values are the recording's; only their kind is checked)."""
+    missing, unknown = set(SANDBOX_KEYS) - set(sandbox), set(sandbox) - set(SANDBOX_KEYS) - known
+    if missing or unknown:
+        return f"sandbox: keys missing {sorted(missing)}, unknown {sorted(unknown)}"
+    for key in set(sandbox) - set(SANDBOX_KEYS):
+        if type(sandbox[key]) not in (str, bool, int, dict, list, type(None)):
+            return f"sandbox.{key}: not a plain value"
     for key, kind in SANDBOX_KEYS.items():
         if type(sandbox[key]) is not kind:
             return f"sandbox.{key}: not a {kind.__name__}"
@@ -305,8 +311,12 @@ def _intake_problem(sub: m.SubmissionRecord) -> str:
     return ""
 
 
-async def verify_replay_file(path: Path, deck: Deck, resolve: Resolver) -> VerifyReport:
-    """`verify_file` with the hole resolution supplied by the caller."""
+async def verify_replay_file(
+    path: Path, deck: Deck, resolve: Resolver, sandbox_keys: frozenset[str] = frozenset()
+) -> VerifyReport:
+    """`verify_file` with the hole resolution supplied by the caller; `sandbox_keys` are
+    the keys the verifying sandbox describes (a header may hold those besides the first
+    writer's)."""
     path = Path(path)
     try:
         replay = read_replay(path)
@@ -334,7 +344,7 @@ async def verify_replay_file(path: Path, deck: Deck, resolve: Resolver) -> Verif
         config = _check_config(h, deck)
     except ValueError as exc:
         raise c.fail(f"header: {exc}") from None
-    problem = _check_sandbox(h.sandbox)
+    problem = _check_sandbox(h.sandbox, sandbox_keys)
     if problem:
         raise c.fail(f"header: {problem}")
     keys = deck.draw(config.seed, config.holes)
@@ -433,7 +443,8 @@ async def verify_file(path: Path, deck: Deck, sandbox: Sandbox) -> VerifyReport:
     the first line that is not what the inputs re-derive, or when the file cannot
     be read as a journal (`malformed`). Never raises anything else for a bad file.
     """
-    return await verify_replay_file(path, deck, sandbox_resolver(deck, sandbox))
+    keys = frozenset(sandbox.describe())
+    return await verify_replay_file(path, deck, sandbox_resolver(deck, sandbox), keys)
 
 
 async def verify_replay(path: Path, deck: Deck, sandbox: Sandbox) -> list[str]:

@@ -67,7 +67,8 @@ class SharedSandbox:
         return self.cache[memo]
 
     def verify(self, path: Path) -> VerifyReport:
-        return asyncio.run(verify_replay_file(path, DECK, self.resolve))
+        keys = frozenset(self.sandbox.describe())
+        return asyncio.run(verify_replay_file(path, DECK, self.resolve, keys))
 
     def close(self) -> None:
         self._call(self.sandbox.close())
