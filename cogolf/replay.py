@@ -35,7 +35,7 @@ from typing import IO, Any
 import msgspec
 
 from cogolf import messages as m
-from cogolf.jsondepth import MAX_JSON_DEPTH, json_depth
+from cogolf.jsondepth import MAX_JSON_DEPTH, too_deep
 from cogolf.matchid import is_match_id
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -141,7 +141,7 @@ def decode_record(line: bytes) -> m.ReplayRecord:
     """One journal line, depth-capped and strict; raises ValueError saying why not."""
     if len(line) > MAX_LINE_BYTES:
         raise ValueError(f"line of {len(line)} bytes exceeds {MAX_LINE_BYTES}")
-    if json_depth(line) > MAX_JSON_DEPTH:
+    if too_deep(line):
         raise ValueError(f"nesting deeper than {MAX_JSON_DEPTH}")
     try:
         return _decoder.decode(line)

@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeVar
 import msgspec
 
 from cogolf.engine import rules
-from cogolf.jsondepth import MAX_JSON_DEPTH, json_depth
+from cogolf.jsondepth import MAX_JSON_DEPTH, too_deep
 from cogolf.messages import Submission
 from cogolf.text import clean
 
@@ -101,7 +101,7 @@ def decode_json(raw: str | bytes, *, repair_surrogates: bool = True) -> Any:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ValueError(f"message is not UTF-8 (byte {exc.start})") from None
-    if json_depth(raw) > MAX_JSON_DEPTH:
+    if too_deep(raw):
         raise ValueError(f"message nests deeper than {MAX_JSON_DEPTH} levels")
     try:
         doc = json.loads(raw, parse_constant=_reject_constant, parse_float=_finite_float)

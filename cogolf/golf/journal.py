@@ -14,7 +14,7 @@ import msgspec
 
 from cogolf.golf.scoring import HoleResult
 from cogolf.golf.wire import GolfHoleScore, GolfMatchResult, GolfRecord, GolfReplayHeader
-from cogolf.jsondepth import MAX_JSON_DEPTH, json_depth
+from cogolf.jsondepth import MAX_JSON_DEPTH, too_deep
 
 _decoder = msgspec.json.Decoder(GolfRecord)
 
@@ -50,7 +50,7 @@ def read_golf_replay(path: Path) -> GolfReplay:
     offset = 0
     for number, line in enumerate(complete, start=1):
         offset += len(line) + 1
-        if json_depth(line) > MAX_JSON_DEPTH:  # before any decoder can recurse on it
+        if too_deep(line):  # before any decoder can recurse on it
             raise GolfReplayError(f"{path}:{number}: nesting deeper than {MAX_JSON_DEPTH}")
         try:
             record = _decoder.decode(line)
