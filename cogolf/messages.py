@@ -140,7 +140,11 @@ class Error(msgspec.Struct, tag="error", tag_field="type"):
 # ---------------------------------------------------------------- replay records
 
 
-class ReplayHeader(msgspec.Struct, tag="header", tag_field="kind", kw_only=True):
+class ReplayStruct(msgspec.Struct, forbid_unknown_fields=True):
+    """A journal record: reading one refuses any field the writer never writes."""
+
+
+class ReplayHeader(ReplayStruct, tag="header", tag_field="kind", kw_only=True):
     format: str = "cogolf-replay"
     format_version: int = 1
     game_version: str
@@ -158,20 +162,20 @@ class ReplayHeader(msgspec.Struct, tag="header", tag_field="kind", kw_only=True)
     started_at: float  # wall-clock
 
 
-class HoleStart(msgspec.Struct, tag="hole_start", tag_field="kind", kw_only=True):
+class HoleStart(ReplayStruct, tag="hole_start", tag_field="kind", kw_only=True):
     hole: int
     spec_key: str
     at: float  # wall-clock
 
 
-class RecordedTest(msgspec.Struct, kw_only=True):
+class RecordedTest(ReplayStruct, kw_only=True):
     name: str
     args: Any
     expect: Any
     why: str
 
 
-class SubmissionRecord(msgspec.Struct, tag="submission", tag_field="kind", kw_only=True):
+class SubmissionRecord(ReplayStruct, tag="submission", tag_field="kind", kw_only=True):
     hole: int
     slot: int
     source: Literal["seat", "fallback"]
@@ -186,7 +190,7 @@ class SubmissionRecord(msgspec.Struct, tag="submission", tag_field="kind", kw_on
     at: float
 
 
-class TestVerdict(msgspec.Struct, tag="test_verdict", tag_field="kind", kw_only=True):
+class TestVerdict(ReplayStruct, tag="test_verdict", tag_field="kind", kw_only=True):
     hole: int
     slot: int  # the author
     target_slot: int
@@ -201,14 +205,14 @@ class TestVerdict(msgspec.Struct, tag="test_verdict", tag_field="kind", kw_only=
     observed: str  # what the defender returned, as short text ("" when illegal)
 
 
-class ParResult(msgspec.Struct, tag="par_result", tag_field="kind", kw_only=True):
+class ParResult(ReplayStruct, tag="par_result", tag_field="kind", kw_only=True):
     hole: int
     slot: int
     par_fails: int
     par_total: int
 
 
-class HoleScore(msgspec.Struct, tag="hole_score", tag_field="kind", kw_only=True):
+class HoleScore(ReplayStruct, tag="hole_score", tag_field="kind", kw_only=True):
     hole: int
     spec_key: str
     score: list[int]
@@ -219,13 +223,13 @@ class HoleScore(msgspec.Struct, tag="hole_score", tag_field="kind", kw_only=True
     ambiguity: str
 
 
-class EpisodeEnd(msgspec.Struct, tag="episode_end", tag_field="kind", kw_only=True):
+class EpisodeEnd(ReplayStruct, tag="episode_end", tag_field="kind", kw_only=True):
     reason: Literal["complete", "deadline", "harness_fault"]
     holes_played: int
     detail: str = ""
 
 
-class KillerTest(msgspec.Struct, kw_only=True):
+class KillerTest(ReplayStruct, kw_only=True):
     hole: int
     slot: int
     idx: int
@@ -236,7 +240,7 @@ class KillerTest(msgspec.Struct, kw_only=True):
     swing: int
 
 
-class MatchResult(msgspec.Struct, tag="result", tag_field="kind", kw_only=True):
+class MatchResult(ReplayStruct, tag="result", tag_field="kind", kw_only=True):
     match_id: str
     names: list[str]
     aliases: list[str]

@@ -28,6 +28,8 @@ from cogolf.golf.wire import (
     GolfConfig,
 )
 from cogolf.logs import configure
+from cogolf.matchid import MatchIdError, check_match_id, new_match_id
+from cogolf.replay import ReplayError
 from cogolf.server.play import BotStartError
 from cogolf.server.registry import MAX_DEADLINE, MIN_DEADLINE, RequestError
 
@@ -176,7 +178,11 @@ def _play(args: argparse.Namespace) -> int:
                         per_test_seconds=limits.per_test_seconds,
                         per_hole_seconds=limits.per_hole_seconds)
     settings = GolfSettings(results_dir=args.results, limits=limits)
-    match_id = args.match_id or f"golf-{args.course}-{time.strftime('%Y%m%d-%H%M%S')}"
+    try:  # the id names the journal; the random part keeps two runs in one second apart
+        match_id = check_match_id(args.match_id, "--match-id") if args.match_id else (
+            new_match_id(f"golf-{args.course}-{time.strftime('%Y%m%d-%H%M%S')}"))
+    except MatchIdError as exc:
+        return _fail(str(exc))
     try:
         if listen is not None:
             played = asyncio.run(live.host_and_wait(
@@ -188,7 +194,7 @@ def _play(args: argparse.Namespace) -> int:
         else:
             played = asyncio.run(live.play_with_bot_process(config, args.bot, settings,
                                                             args.replays, match_id=match_id))
-    except (BotStartError, RequestError, OSError) as exc:
+    except (BotStartError, RequestError, OSError, ReplayError) as exc:
         return _fail(str(exc))
     result = played.result
     if result is None:

@@ -3,7 +3,11 @@
 By default the match is played the way every live match is: a server on an
 ephemeral loopback port and one bot process per seat over websockets.
 `--in-process` plays the policies inside this process instead (faster, same
-rules). `--from FILE` replays a match's seed, deck and config with the same bots.
+rules). `--from FILE` replays a match's seed, deck check and config.
+
+A replay is data written by whoever created the match, so `--from` never loads
+the names recorded in it as policies: the bots come from `--seat0/--seat1`, and
+a seat left unset keeps its recorded bot only when that is a built-in baseline.
 """
 
 from __future__ import annotations
@@ -16,18 +20,25 @@ from pathlib import Path
 
 import msgspec
 
-from cogolf.bots.policy import PolicyError, load_policy
+from cogolf.bots.policy import PolicyError, builtin_names, load_policy
 from cogolf.commands.common import add_deck_options, add_sandbox_options, load_deck_or_exit
 from cogolf.engine import rules
 from cogolf.engine.match import MatchConfig
 from cogolf.logs import configure
+from cogolf.matchid import MatchIdError, check_match_id, new_match_id
 from cogolf.replay import ReplayError, read_replay
 from cogolf.runtime.local import run_match
 from cogolf.runtime.seats import InProcessSeat
 from cogolf.sandbox import WeakSandboxError, make_sandbox
 from cogolf.scorecard import render
 from cogolf.server.play import BotStartError, play_on_server, policy_command
-from cogolf.server.registry import CreateMatch
+from cogolf.server.registry import (
+    MAX_DEADLINE,
+    MAX_MATCH_DEADLINE,
+    MIN_DEADLINE,
+    CreateMatch,
+    RequestError,
+)
 from cogolf.server.run import ServeOptions, start_server
 
 DEFAULT_REPLAYS = Path("replays")
@@ -62,7 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="S",
         help=f"seconds for the retry (default {rules.RETRY_DEADLINE_SECONDS:g})",
     )
-    p.add_argument("--match-id", default=None, help="default: play-<seed>-<timestamp>")
+    p.add_argument("--match-id", default=None, help="default: play-<seed>-<timestamp>-<random hex>")
     p.add_argument("--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR")
     p.add_argument(
         "--in-process",
@@ -75,7 +86,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=Path,
         default=None,
         metavar="FILE",
-        help="re-run a replay's match: its seed, deck check and config, same bots",
+        help=(
+            "re-run a replay's match: its seed, deck check and config; the bots are "
+            "--seat0/--seat1 (a recorded built-in baseline is kept, nothing else is loaded)"
+        ),
     )
     p.add_argument("-v", "--verbose", action="store_true", help="log every hole to stderr")
     add_deck_options(p)
@@ -83,10 +97,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+class FromError(ValueError):
+    """`--from` cannot re-run this replay as asked."""
+
+
+def _recorded_seat(replay: Path, slot: int, recorded: str, given: str | None) -> str:
+    """The policy for a seat of `--from`: the command line's, or a recorded built-in."""
+    if given is not None:
+        return given
+    if recorded in builtin_names():
+        return recorded
+    raise FromError(
+        f"{replay}: seat {slot} was played by {recorded[:80]!r}, which is not a built-in bot; "
+        f"a replay never names code to run: pass --seat{slot} POLICY"
+    )
+
+
 def _config_from(args: argparse.Namespace) -> tuple[MatchConfig, str | None]:
     """The match configuration from the options, or from --from's replay header."""
     base = MatchConfig(names=("literalist", "pedant"))
     expected_digest = None
+    names = (args.seat0 or base.names[0], args.seat1 or base.names[1])
     if args.from_replay is not None:
         replay = read_replay(args.from_replay)
         try:
@@ -94,7 +125,10 @@ def _config_from(args: argparse.Namespace) -> tuple[MatchConfig, str | None]:
         except msgspec.ValidationError as exc:
             raise ReplayError(f"{args.from_replay}:1: config: {exc}") from None
         expected_digest = replay.header.deck_digest
-    names = (args.seat0 or base.names[0], args.seat1 or base.names[1])
+        names = (
+            _recorded_seat(args.from_replay, 0, base.names[0], args.seat0),
+            _recorded_seat(args.from_replay, 1, base.names[1], args.seat1),
+        )
     config = msgspec.structs.replace(
         base,
         seed=args.seed if args.seed is not None else base.seed,
@@ -103,7 +137,24 @@ def _config_from(args: argparse.Namespace) -> tuple[MatchConfig, str | None]:
         retry_deadline_seconds=args.retry_deadline or base.retry_deadline_seconds,
         names=names,
     )
+    problem = _config_problem(config)
+    if problem:
+        where = f"{args.from_replay}:1: " if args.from_replay is not None else ""
+        raise FromError(f"{where}{problem}")
     return config, expected_digest
+
+
+def _config_problem(config: MatchConfig) -> str:
+    """The server's bounds, checked before anything starts."""
+    if not 0 <= config.seed < 2**63:
+        return f"seed {config.seed} is outside 0..2**63-1"
+    for name in ("hole_deadline_seconds", "retry_deadline_seconds"):
+        value = getattr(config, name)
+        if not MIN_DEADLINE <= value <= MAX_DEADLINE:
+            return f"{name} {value} is outside {MIN_DEADLINE}..{MAX_DEADLINE}"
+    if not MIN_DEADLINE <= config.match_deadline_seconds <= MAX_MATCH_DEADLINE:
+        return f"match_deadline_seconds is outside {MIN_DEADLINE}..{MAX_MATCH_DEADLINE}"
+    return ""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     deck = load_deck_or_exit(args)
     try:
         config, expected_digest = _config_from(args)
-    except ReplayError as exc:
+    except (ReplayError, FromError) as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
     if expected_digest is not None and expected_digest != deck.digest:
@@ -129,8 +180,17 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= config.holes <= len(deck.spec_keys()):
         print(f"cogolf: --holes must be between 1 and {len(deck.spec_keys())}", file=sys.stderr)
         return 2
-    match_id = args.match_id or f"play-{config.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    try:
+        match_id = check_match_id(args.match_id, "--match-id") if args.match_id else None
+    except MatchIdError as exc:
+        print(f"cogolf: {exc}", file=sys.stderr)
+        return 2
+    # The random part keeps two runs of one seed in one second apart.
+    match_id = match_id or new_match_id(f"play-{config.seed}-{time.strftime('%Y%m%d-%H%M%S')}")
     path = args.replays / f"{match_id}.ndjson"
+    if path.exists():
+        print(f"cogolf: {path} exists; choose another --match-id", file=sys.stderr)
+        return 2
 
     async def in_process() -> None:
         sandbox = make_sandbox(args.sandbox, accept_weak=args.accept_weak_sandbox)
@@ -176,6 +236,9 @@ def run(args: argparse.Namespace) -> int:
     except BotStartError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 4
+    except (ReplayError, RequestError) as exc:  # e.g. the journal's name was taken meanwhile
+        print(f"cogolf: {exc}", file=sys.stderr)
+        return 2
     print(render(read_replay(path)))
     print(f"\n  replay: {path}")
     return 0

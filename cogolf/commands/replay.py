@@ -15,18 +15,19 @@ from cogolf.commands.common import (
 from cogolf.logs import configure
 from cogolf.replay import ReplayError, read_replay
 from cogolf.scorecard import render
-from cogolf.verify import verify_replay
+from cogolf.verify import VerifyError, VerifyReport, verify_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "replay",
-        help="print a replay's scorecard; --verify re-resolves every hole",
+        help="print a replay's scorecard; --verify re-derives the whole file",
         description=(
-            "Print the scorecard of a replay. With --verify, re-resolve every hole from the "
-            "recorded submissions through the sandbox and check that every verdict, outcome, "
-            "par count, hole score and the result are identical; exit 1 naming the first "
-            "divergence."
+            "Print the scorecard of a replay. With --verify, re-derive the whole file from "
+            "its inputs (header, config, submissions), re-resolving every hole through the "
+            "sandbox, and require every line to be exactly what the match would have "
+            "written (wall-clock fields aside). Exit 1 naming the first line that differs; "
+            "exit 2 for a file that is not a readable journal."
         ),
     )
     p.add_argument("file", type=Path, metavar="FILE")
@@ -43,15 +44,25 @@ def run(args: argparse.Namespace) -> int:
     except ReplayError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
-    print(render(replay))
     if not args.verify:
+        print(render(replay))
         return 0
     deck = load_deck_or_exit(args)
 
-    problems = with_sandbox(args, lambda sandbox: verify_replay(args.file, deck, sandbox))
-    if problems:
-        print(f"\nNOT VERIFIED: {problems[0]}")
-        return 1
-    holes = len([e for e in replay.events if e.__struct_config__.tag == "hole_score"])
-    print(f"\nverified: {holes} holes re-resolved, every verdict and the result identical")
+    async def work(sandbox: object) -> VerifyReport | VerifyError:
+        try:
+            return await verify_file(args.file, deck, sandbox)  # type: ignore[arg-type]
+        except VerifyError as exc:
+            return exc
+
+    outcome = with_sandbox(args, work)
+    if isinstance(outcome, VerifyError):
+        print(f"cogolf: NOT VERIFIED: {outcome}", file=sys.stderr)
+        return 2 if outcome.malformed else 1
+    # Only a proved file's scorecard is printed: its names and credits are re-derived.
+    print(render(outcome.replay))
+    print(
+        f"\nverified: {outcome.holes_resolved} holes re-resolved; every line is what the "
+        "header and the submissions re-derive"
+    )
     return 0

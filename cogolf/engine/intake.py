@@ -10,6 +10,7 @@ sanitised so that every stored or relayed string is strict UTF-8.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -17,6 +18,7 @@ from typing import Any, Literal, TypeVar
 import msgspec
 
 from cogolf.engine import rules
+from cogolf.jsondepth import MAX_JSON_DEPTH, too_deep
 from cogolf.messages import Submission
 from cogolf.text import clean
 
@@ -80,8 +82,16 @@ def _fix_surrogates(root: Any) -> Any:
     return root
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # e.g. 1e999: no journal could record it as sent
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
 def decode_json(raw: str | bytes, *, repair_surrogates: bool = True) -> Any:
-    """Strict JSON (no NaN/Infinity); raises ValueError with a reason.
+    """Strict JSON (no NaN/Infinity, no number that overflows to one, at most
+    MAX_JSON_DEPTH levels deep); raises ValueError with a reason.
 
     Lone surrogates are replaced by U+FFFD unless `repair_surrogates` is false (a
     caller that must keep a string exactly as sent refuses such strings itself).
@@ -91,8 +101,10 @@ def decode_json(raw: str | bytes, *, repair_surrogates: bool = True) -> Any:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ValueError(f"message is not UTF-8 (byte {exc.start})") from None
+    if too_deep(raw):
+        raise ValueError(f"message nests deeper than {MAX_JSON_DEPTH} levels")
     try:
-        doc = json.loads(raw, parse_constant=_reject_constant)
+        doc = json.loads(raw, parse_constant=_reject_constant, parse_float=_finite_float)
     except RecursionError:
         raise ValueError("message nests too deeply") from None
     except json.JSONDecodeError as exc:

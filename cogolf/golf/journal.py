@@ -14,6 +14,7 @@ import msgspec
 
 from cogolf.golf.scoring import HoleResult
 from cogolf.golf.wire import GolfHoleScore, GolfMatchResult, GolfRecord, GolfReplayHeader
+from cogolf.jsondepth import MAX_JSON_DEPTH, too_deep
 
 _decoder = msgspec.json.Decoder(GolfRecord)
 
@@ -49,9 +50,11 @@ def read_golf_replay(path: Path) -> GolfReplay:
     offset = 0
     for number, line in enumerate(complete, start=1):
         offset += len(line) + 1
+        if too_deep(line):  # before any decoder can recurse on it
+            raise GolfReplayError(f"{path}:{number}: nesting deeper than {MAX_JSON_DEPTH}")
         try:
             record = _decoder.decode(line)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
             raise GolfReplayError(f"{path}:{number}: {exc}") from None
         if replay is None:
             if not isinstance(record, GolfReplayHeader):

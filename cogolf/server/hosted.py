@@ -21,9 +21,10 @@ import msgspec
 import structlog
 
 from cogolf import messages as m
-from cogolf.deck import Deck
+from cogolf.deck import Deck, DeckError
 from cogolf.engine import rules
 from cogolf.engine.match import Match, MatchConfig, resolved_from_records
+from cogolf.matchid import is_match_id
 from cogolf.replay import ReplayError, ReplayWriter, read_replay
 from cogolf.runtime.driver import MatchDriver
 from cogolf.runtime.local import new_match, replay_header
@@ -61,7 +62,9 @@ def write_meta(path: Path, meta: msgspec.Struct) -> None:
     tmp.replace(path)
 
 
-def journal_prefix(path: Path, deck: Deck) -> tuple[Match, int | None, str]:
+def journal_prefix(
+    path: Path, deck: Deck, match_id: str | None = None
+) -> tuple[Match, int | None, str]:
     """Read a journal for resuming: the match state and where its last resolved hole ends.
 
     Returns (match, offset, problem). Records after `offset` belong to a hole that did
@@ -77,10 +80,16 @@ def journal_prefix(path: Path, deck: Deck) -> tuple[Match, int | None, str]:
     except msgspec.ValidationError as exc:
         raise ReplayError(f"{path}:1: config: {exc}") from None
     problem = ""
-    if h.deck_digest != deck.digest:
+    if match_id is not None and h.match_id != match_id:
+        problem = f"the journal is match {h.match_id!r}'s, not {match_id!r}'s"
+    elif h.deck_digest != deck.digest:
         problem = f"deck digest {h.deck_digest} differs from the loaded deck {deck.digest}"
-    elif deck.draw(config.seed, config.holes) != h.holes:
-        problem = "the seeded draw does not match the journal header"
+    else:
+        try:
+            if deck.draw(config.seed, config.holes) != h.holes:
+                problem = "the seeded draw does not match the journal header"
+        except DeckError as exc:
+            problem = f"the journal's config cannot be drawn: {exc}"
     specs = {k: deck.spec(k) for k in h.holes} if not problem else {}
     match = Match(h.match_id, config, list(h.holes), specs)
     for r in resolved_from_records(replay.events):
@@ -209,7 +218,7 @@ class HostedMatch:
         problem, offset = "", None
         if append:
             try:
-                match, offset, problem = journal_prefix(self.replay_path, self.deck)
+                match, offset, problem = journal_prefix(self.replay_path, self.deck, self.match_id)
             except ReplayError as exc:
                 # Keep the unreadable journal for inspection; the match gets a fresh one
                 # that records why it could not go on.
@@ -220,7 +229,10 @@ class HostedMatch:
             self.resumed = True
         else:
             match = new_match(self.deck, self.meta.config, self.match_id)
-            # The journal exists from the moment the match does, header first.
+            # The journal exists from the moment the match does, header first. An empty
+            # file is one whose creation was interrupted: it holds nothing to keep.
+            if self.replay_path.exists():
+                self.replay_path.unlink()
             with ReplayWriter(self.replay_path) as writer:
                 writer.write(replay_header(match, self.deck, self.sandbox))
             append = True
@@ -292,10 +304,14 @@ class HostedMatch:
 
 
 def load_meta(path: Path) -> MatchMeta:
+    """A match's metadata; its id must be a match id and the file's own name."""
     try:
-        return msgspec.json.decode(path.read_bytes(), type=MatchMeta)
+        meta = msgspec.json.decode(path.read_bytes(), type=MatchMeta)
     except (OSError, msgspec.DecodeError) as exc:
         raise ReplayError(f"{path}: {exc}") from None
+    if not is_match_id(meta.match_id) or meta.match_id != path.stem:
+        raise ReplayError(f"{path}: match_id {meta.match_id[:100]!r} does not name this file")
+    return meta
 
 
 def now() -> float:

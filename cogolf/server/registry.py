@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from cogolf.deck import Deck
 from cogolf.engine import rules
 from cogolf.engine.match import MatchConfig
 from cogolf.golf.settings import GolfSettings
+from cogolf.matchid import MatchIdError, check_match_id, is_match_id, new_match_id
 from cogolf.replay import ReplayError, read_replay
 from cogolf.sandbox.api import Sandbox
 from cogolf.server.hosted import HostedMatch, MatchMeta, load_meta, token_hash
@@ -86,10 +88,21 @@ class Registry:
         return self.matches.get(match_id)
 
     def _new_match_id(self, wanted: str | None) -> str:
-        match_id = wanted or f"m-{secrets.token_hex(6)}"
-        if not match_id.replace("-", "").replace("_", "").isalnum() or len(match_id) > 80:
-            raise RequestError("match_id may hold letters, digits, - and _ (at most 80)")
-        if match_id in self.matches:
+        """A valid, unused id, claimed on disk by creating its metadata file exclusively
+        (so two servers on one directory can never host the same match)."""
+        try:
+            match_id = check_match_id(wanted) if wanted is not None else new_match_id()
+        except MatchIdError as exc:
+            raise RequestError(str(exc)) from None
+        meta_path = self.meta_dir / f"{match_id}.json"
+        taken = match_id in self.matches or (self.replays_dir / f"{match_id}.ndjson").exists()
+        if not taken:
+            self.meta_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                os.close(os.open(meta_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            except FileExistsError:
+                taken = True
+        if taken:
             raise RequestError(f"match_id {match_id!r} exists")
         return match_id
 
@@ -153,7 +166,12 @@ class Registry:
     def _create_golf(self, req: CreateMatch) -> tuple[HostedGolfMatch, list[str]]:
         from cogolf.golf.hosted import create_golf_match
 
-        hosted, tokens = create_golf_match(req, self, self.golf, self._new_match_id(req.match_id))
+        match_id = self._new_match_id(req.match_id)
+        try:
+            hosted, tokens = create_golf_match(req, self, self.golf, match_id)
+        except Exception:
+            (self.meta_dir / f"{match_id}.json").unlink(missing_ok=True)  # free the claim
+            raise
         self.matches[hosted.match_id] = hosted
         hosted.save_meta()
         hosted.start()
@@ -191,6 +209,10 @@ class Registry:
         from cogolf.golf.hosted import is_golf_meta
 
         for path in sorted(self.meta_dir.glob("*.json")):
+            problem = _meta_id_problem(path)
+            if problem:
+                log.error("bad_match_file", path=path.name, error=problem)
+                continue
             with contextlib.suppress(OSError):
                 if is_golf_meta(path.read_bytes()):
                     if self._resume_golf(path):
@@ -229,3 +251,18 @@ class Registry:
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class _MetaId(msgspec.Struct):
+    match_id: str
+
+
+def _meta_id_problem(path: Path) -> str:
+    """Why a metadata file cannot be resumed by its id, or '': the id becomes file names."""
+    try:
+        match_id = msgspec.json.decode(path.read_bytes(), type=_MetaId).match_id
+    except (OSError, msgspec.DecodeError) as exc:
+        return f"{path.name}: {exc}"
+    if not is_match_id(match_id) or match_id != path.stem:
+        return f"{path.name}: match_id {match_id[:100]!r} does not name this file"
+    return ""

@@ -1,8 +1,9 @@
 """Synthetic league replays: real replay files with real records, written with ReplayWriter.
 
 The standings read only headers, results and episode ends, so a synthetic match
-carries those plus a hole_start/hole_score pair per hole, with scores that obey
-the game's rule: hole_score[i] = (breaches[i] + par_fails[j]) - (breaches[j] + par_fails[i]).
+carries those plus, per hole, the records every journal reader requires in order
+(hole_start, two empty submissions, two par results, hole_score), with scores that
+obey the game's rule: hole_score[i] = (breaches[i] + par_fails[j]) - (breaches[j] + par_fails[i]).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def write_match(path: Path, match: SynthMatch, *, seed: int = 1) -> Path:
                 names=list(match.names),
                 aliases=list(rules.ALIASES),
                 holes=keys,
-                config={"seed": seed, "holes": len(keys)},
+                config={"seed": seed, "holes": len(keys), "names": list(match.names)},
                 sandbox={"mode": "synthetic"},
                 started_at=1.0,
             )
@@ -58,6 +59,15 @@ def write_match(path: Path, match: SynthMatch, *, seed: int = 1) -> Path:
         breaches, par_fails, scores = [0, 0], [0, 0], []
         for n, (key, stats) in enumerate(zip(keys, match.holes, strict=True), start=1):
             w.write(m.HoleStart(hole=n, spec_key=key, at=1.0))
+            for slot in (0, 1):
+                w.write(
+                    m.SubmissionRecord(
+                        hole=n, slot=slot, source="seat", attempts=1, impl="", tests=[], note="",
+                        at=1.0,
+                    )
+                )  # fmt: skip
+            for slot in (0, 1):
+                w.write(m.ParResult(hole=n, slot=slot, par_fails=stats[2 + slot], par_total=4))
             score = hole_score(stats)
             cumulative = [cumulative[0] + score[0], cumulative[1] + score[1]]
             breaches = [breaches[0] + stats[0], breaches[1] + stats[1]]
