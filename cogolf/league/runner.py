@@ -12,6 +12,7 @@ machine whatever the executor.
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -132,6 +133,7 @@ async def run_night(
     plan = solo_plan(night)
     replays_dir = options.replays_root / night.name
     replays_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(replays_dir, 0o700)  # the night's files and key: no bot uid may enter
     _write_json(replays_dir / MANIFEST_NAME, manifest_for(night, jobs, plan))
 
     parallel = in_flight or options.parallel or night.parallel
