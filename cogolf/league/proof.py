@@ -1,0 +1,158 @@
+"""What a night can prove: replays that verify, solo results its runner signed.
+
+Anyone who can write a night's folder can edit a replay's result lines or a solo
+result file. The standings therefore count a Cogolf replay only once it verifies
+(every hole re-resolved, `replay_check`), and a solo result only when its
+signature checks: an HMAC-SHA256, with the night's key, of the file's path in
+the folder and its bytes, kept beside it as `<file>.sig`. Everything else is a
+problem with its reason and is not counted.
+
+The key (`.key`, 32 random bytes) is made by the first `league run` of a night,
+mode 0600 in the night's folder, which is itself 0700: bots run as other uids
+and cannot read either. It is never logged or written into a result.
+
+Verdicts on replays are cached in `.proofs`, keyed by the replay's name and
+sha256 and the verifier's version, each entry signed with the key: a forged or
+stale entry is ignored and the replay verified again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+KEY_NAME = ".key"
+CACHE_NAME = ".proofs"
+SIG_SUFFIX = ".sig"
+KEY_BYTES = 32
+MAX_CACHE_BYTES = 16 * 1024 * 1024
+MAX_SIG_BYTES = 256
+
+
+def night_key(night_dir: Path, *, create: bool = False) -> bytes | None:
+    """The night's key; made (0600) when `create` and there is none yet."""
+    path = Path(night_dir) / KEY_NAME
+    try:
+        with open(path, "rb") as f:
+            key = f.read(KEY_BYTES + 1)
+        if len(key) == KEY_BYTES:
+            return key
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    if not create:
+        return None
+    key = secrets.token_bytes(KEY_BYTES)
+    tmp = path.with_name(f"{KEY_NAME}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key)
+    tmp.replace(path)
+    return key
+
+
+def _mac(key: bytes, *parts: bytes) -> str:
+    h = hmac.new(key, digestmod=hashlib.sha256)
+    for part in parts:
+        h.update(len(part).to_bytes(8, "big"))  # lengths first: no two inputs read alike
+        h.update(part)
+    return h.hexdigest()
+
+
+def _rel(night_dir: Path, path: Path) -> str:
+    return Path(path).relative_to(night_dir).as_posix()
+
+
+def sign_file(key: bytes, night_dir: Path, path: Path) -> None:
+    """Sign a result file the runner has just written."""
+    mac = _mac(key, b"solo", _rel(night_dir, path).encode(), Path(path).read_bytes())
+    sig = Path(f"{path}{SIG_SUFFIX}")
+    tmp = sig.with_name(f".{sig.name}.{os.getpid()}.tmp")
+    tmp.write_text(mac + "\n")
+    tmp.replace(sig)
+
+
+def unsigned_reason(key: bytes | None, night_dir: Path, path: Path) -> str | None:
+    """Why the file at `path` is not a result the night's runner signed; None when it is."""
+    if key is None:
+        return "not signed by this night's runner (the folder has no night key)"
+    try:
+        with open(f"{path}{SIG_SUFFIX}", "rb") as f:
+            sig = f.read(MAX_SIG_BYTES).strip().decode("ascii", "replace")
+    except OSError:
+        return "not signed by this night's runner (no signature)"
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return f"cannot read ({exc.strerror})"
+    if not hmac.compare_digest(sig, _mac(key, b"solo", _rel(night_dir, path).encode(), data)):
+        return "the signature does not match: edited after the runner wrote it"
+    return None
+
+
+def digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@dataclass
+class ProofCache:
+    """Signed verdicts on replays: name -> (sha256, verifier, reason or "")."""
+
+    key: bytes
+    path: Path
+    entries: dict[str, dict[str, str]] = field(default_factory=dict)
+    changed: bool = False
+
+    @classmethod
+    def load(cls, key: bytes, night_dir: Path) -> ProofCache:
+        cache = cls(key, Path(night_dir) / CACHE_NAME)
+        try:
+            with open(cache.path, "rb") as f:
+                raw: Any = json.loads(f.read(MAX_CACHE_BYTES))
+        except (OSError, ValueError, RecursionError):
+            return cache  # no cache, or a broken one: everything is verified again
+        if isinstance(raw, dict):
+            for name, entry in raw.items():
+                if isinstance(entry, dict) and all(isinstance(v, str) for v in entry.values()):
+                    cache.entries[name] = entry
+        return cache
+
+    def _entry_mac(self, name: str, sha: str, verifier: str, reason: str) -> str:
+        return _mac(self.key, b"proof", name.encode(), sha.encode(), verifier.encode(),
+                    reason.encode())
+
+    def get(self, name: str, sha: str, verifier: str) -> str | None:
+        """The cached reason ("" when it verified), or None when there is no valid entry."""
+        e = self.entries.get(name)
+        if e is None or e.get("sha256") != sha or e.get("verifier") != verifier:
+            return None
+        reason = e.get("reason", "")
+        if not hmac.compare_digest(e.get("mac", ""), self._entry_mac(name, sha, verifier, reason)):
+            return None
+        return reason
+
+    def put(self, name: str, sha: str, verifier: str, reason: str) -> None:
+        entry = {"sha256": sha, "verifier": verifier, "reason": reason,
+                 "mac": self._entry_mac(name, sha, verifier, reason)}
+        if self.entries.get(name) != entry:
+            self.entries[name] = entry
+            self.changed = True
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        tmp = self.path.with_name(f"{CACHE_NAME}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True) + "\n")
+        tmp.replace(self.path)
+        self.changed = False
