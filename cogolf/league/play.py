@@ -11,8 +11,8 @@ match; everything a bot does wrong ends up inside the replay.
 
 from __future__ import annotations
 
-import tempfile
 import re
+import tempfile
 from pathlib import Path
 
 from cogolf.bots.policy import PolicyError, load_policy

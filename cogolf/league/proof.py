@@ -156,3 +156,90 @@ class ProofCache:
         tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True) + "\n")
         tmp.replace(self.path)
         self.changed = False
+
+
+@dataclass(frozen=True)
+class Checks:
+    """How `league standings` re-proves replays: the pack they were played with, the sandbox."""
+
+    deck: Any  # cogolf.deck.Deck
+    sandbox_mode: str = "fork"
+    accept_weak_sandbox: bool = False
+    parallel: int = 1
+
+
+class VerifyUnavailable(RuntimeError):
+    """Replays wait to be verified but no sandbox can start."""
+
+
+async def prove_replays(records: Any, night_dir: Path, key: bytes, checks: Checks) -> Any:
+    """`records` (NightRecords) with only the played replays that verify; the others are
+    problems with their first divergence. Verdicts come from the signed cache when the
+    file's digest and the verifier are the same."""
+    import asyncio
+
+    from cogolf.league.replay_check import VERIFIER, verify_file
+
+    cache = ProofCache.load(key, night_dir)
+    verdicts: dict[str, str] = {}
+    todo: list[tuple[str, str]] = []
+    for p in records.played:
+        try:
+            sha = digest(Path(night_dir) / p.source)
+        except OSError as exc:
+            verdicts[p.source] = f"cannot read ({exc.strerror})"
+            continue
+        cached = cache.get(p.source, sha, VERIFIER)
+        if cached is None:
+            todo.append((p.source, sha))
+        else:
+            verdicts[p.source] = cached
+    if todo:
+        from cogolf.sandbox import make_sandbox
+
+        sandbox = make_sandbox(checks.sandbox_mode, accept_weak=checks.accept_weak_sandbox)
+        try:
+            await sandbox.start()
+        except Exception as exc:  # whatever stops the sandbox stops the standings
+            raise VerifyUnavailable(
+                f"cannot verify the replays: the sandbox cannot start: {exc}"
+            ) from exc
+        gate = asyncio.Semaphore(max(1, checks.parallel))
+
+        async def one(name: str) -> str:
+            async with gate:
+                try:
+                    return await verify_file(Path(night_dir) / name, checks.deck, sandbox)
+                except Exception as exc:  # a hostile replay is a problem, never a crash
+                    return f"cannot verify: {type(exc).__name__}"
+
+        try:
+            found = await asyncio.gather(*(one(name) for name, _ in todo))
+        finally:
+            await sandbox.close()
+        for (name, sha), reason in zip(todo, found, strict=True):
+            cache.put(name, sha, VERIFIER, reason)
+            verdicts[name] = reason
+    cache.save()
+    kept = [p for p in records.played if verdicts.get(p.source) == ""]
+    records.problems.extend(
+        f"{p.source}: does not verify, not counted: {verdicts[p.source]}"
+        for p in records.played
+        if verdicts.get(p.source) != ""
+    )
+    records.problems.sort()
+    records.played = kept
+    return records
+
+
+def remember_played(key: bytes, night_dir: Path, names: list[str]) -> None:
+    """Cache as proved the replays this night's runner has just played or re-verified."""
+    from cogolf.league.replay_check import VERIFIER
+
+    cache = ProofCache.load(key, night_dir)
+    for name in names:
+        try:
+            cache.put(name, digest(Path(night_dir) / name), VERIFIER, "")
+        except OSError:
+            continue
+    cache.save()

@@ -107,13 +107,19 @@ def test_mistakes_name_the_line_and_field(tmp_path: Path, text: str, expected: s
     assert message.startswith(str(tmp_path / "night.toml"))
 
 
-def test_file_policies_are_found_beside_the_night_file(tmp_path: Path):
-    (tmp_path / "bots").mkdir()
-    (tmp_path / "bots" / "mine.py").write_text("def play(observation):\n    return {}\n")
-    night = parse(tmp_path, GOOD.replace('policy = "pedant"', 'policy = "bots/mine.py:play"'))
+def test_file_policies_are_found_beside_the_night_file(bot_dir: Path):
+    (bot_dir / "bots").mkdir(mode=0o755)
+    (bot_dir / "bots" / "mine.py").write_text("def play(observation):\n    return {}\n")
+    night = parse(bot_dir, GOOD.replace('policy = "pedant"', 'policy = "bots/mine.py:play"'))
     check_night(night)
     policy = night.entrants[1].policy
     assert policy is not None and policy.endswith("mine.py:play") and Path(policy[:-5]).is_file()
+
+
+def test_a_policy_file_bots_cannot_read_is_reported_before_the_night(tmp_path: Path):
+    (tmp_path / "mine.py").write_text("def play(observation):\n    return {}\n")
+    message = error_of(tmp_path, GOOD.replace('policy = "pedant"', 'policy = "mine.py:play"'))
+    assert ":11: entrant[1].policy:" in message and "not readable by every user" in message
 
 
 def test_a_policy_that_raises_on_import_is_reported_at_its_line(tmp_path: Path):
