@@ -93,9 +93,7 @@ def bot_python() -> str:
     for cand in candidates:
         if cand and os.path.isfile(cand) and _other_can(cand, stat.S_IXOTH):
             return os.path.realpath(cand)
-    raise BotSetupError(
-        f"no Python {version} that a bot's uid can execute among {candidates}"
-    )
+    raise BotSetupError(f"no Python {version} that a bot's uid can execute among {candidates}")
 
 
 def import_path() -> tuple[str, ...]:
@@ -208,12 +206,19 @@ async def _serve_relay(listener: socket.socket, port: int) -> asyncio.Server:
     return await asyncio.start_server(one, sock=listener)
 
 
-def bot_env(wall_env: Mapping[str, str], url: str, scratch: str,
-            packages: Sequence[str]) -> dict[str, str]:
+def bot_env(
+    wall_env: Mapping[str, str], url: str, scratch: str, packages: Sequence[str]
+) -> dict[str, str]:
     """The whole environment of a bot: nothing of the operator's."""
     lib = os.path.join(scratch, LIB_DIR)
-    env = {"PATH": BASE_PATH, "LANG": "C.UTF-8", "HOME": scratch, "TMPDIR": scratch,
-           "PYTHONPATH": ":".join([lib, *packages[1:]]), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        "PATH": BASE_PATH,
+        "LANG": "C.UTF-8",
+        "HOME": scratch,
+        "TMPDIR": scratch,
+        "PYTHONPATH": ":".join([lib, *packages[1:]]),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     env.update(wall_env)
     env["COGOLF_URL"] = url
     return env

@@ -129,8 +129,9 @@ class ProofCache:
         return cache
 
     def _entry_mac(self, name: str, sha: str, verifier: str, reason: str) -> str:
-        return _mac(self.key, b"proof", name.encode(), sha.encode(), verifier.encode(),
-                    reason.encode())
+        return _mac(
+            self.key, b"proof", name.encode(), sha.encode(), verifier.encode(), reason.encode()
+        )
 
     def get(self, name: str, sha: str, verifier: str) -> str | None:
         """The cached reason ("" when it verified), or None when there is no valid entry."""
@@ -143,8 +144,12 @@ class ProofCache:
         return reason
 
     def put(self, name: str, sha: str, verifier: str, reason: str) -> None:
-        entry = {"sha256": sha, "verifier": verifier, "reason": reason,
-                 "mac": self._entry_mac(name, sha, verifier, reason)}
+        entry = {
+            "sha256": sha,
+            "verifier": verifier,
+            "reason": reason,
+            "mac": self._entry_mac(name, sha, verifier, reason),
+        }
         if self.entries.get(name) != entry:
             self.entries[name] = entry
             self.changed = True

@@ -17,6 +17,6 @@ VERIFIER = "cogolf.verify.verify_replay/1"
 
 
 async def verify_file(path: Path, deck: Deck, sandbox: Sandbox) -> str:
-    """"" when the replay verifies, else its first divergence."""
+    """ "" when the replay verifies, else its first divergence."""
     problems = await verify_replay(path, deck, sandbox)
     return problems[0] if problems else ""
