@@ -380,3 +380,26 @@ def test_an_unsigned_or_copied_solo_result_is_not_counted(golf_night: dict[str, 
         "not counted"
     ) in doc["problems"]
     assert "alice" not in json.dumps(doc["games"]["golf"])
+
+
+def test_a_bots_log_keeps_only_its_tail(bot_dir: Path):
+    """A bot that floods its output leaves a capped log, ending with its last lines."""
+    from cogolf.league.botwall import LOG_CAP, BotWall, wrap
+
+    (bot_dir / "flood.py").write_text(
+        "import sys\nfor i in range(200_000):\n    print('line', i)\nsys.exit(3)\n"
+    )
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    log = bot_dir / "flood.log"
+    wall = BotWall(cwd=str(bot_dir), log=str(log))
+    url = f"ws://127.0.0.1:{server.getsockname()[1]}/x"
+    argv = wrap([bot_python(), "flood.py"], wall)
+    run = subprocess.run(argv, env={**os.environ, "COGOLF_URL": url}, timeout=120, check=False)
+    server.close()
+    assert run.returncode == 3
+    text = log.read_text()
+    assert len(text) <= LOG_CAP + 100
+    assert text.startswith("[cogolf] ") and "earlier bytes dropped" in text.splitlines()[0]
+    assert text.rstrip().endswith("line 199999")
