@@ -7,6 +7,9 @@ voiding a whole night of matches one by one.
 
 from __future__ import annotations
 
+import importlib.util
+import os
+
 from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.deck import Deck, DeckError, load
 from cogolf.league.botwall import BotSetupError, bot_python, import_path, readable_by_bots
@@ -41,7 +44,7 @@ def check_bot_files(night: Night) -> None:
     """Bots run as unprivileged uids: what they need must be readable by any user."""
     try:
         bot_python()
-        import_path()
+        packages = import_path()
     except BotSetupError as exc:
         raise night.error((), str(exc)) from None
     for idx, entrant in enumerate(night.entrants):
@@ -55,6 +58,14 @@ def check_bot_files(night: Night) -> None:
             if not readable_by_bots(file):
                 raise night.error(("entrant", idx, "policy"), f"{file} is not readable by "
                                   "every user (bots run unprivileged)")
+        elif entrant.policy is not None and ":" in entrant.policy:
+            top = entrant.policy.partition(":")[0].partition(".")[0]
+            spec = importlib.util.find_spec(top)
+            origin = os.path.realpath(spec.origin) if spec and spec.origin else ""
+            if not any(origin.startswith(os.path.realpath(p) + os.sep) for p in packages):
+                raise night.error(("entrant", idx, "policy"), f"module {top!r} is not in this "
+                                  "installation's packages, the only modules a bot can import "
+                                  "(use 'path/to/file.py:name')")
 
 
 def check_night(night: Night) -> Deck:

@@ -169,3 +169,12 @@ def test_cli_check_prints_the_schedule_and_rejects_a_bad_file(tmp_path: Path):
     assert out.returncode == 2
     assert f"{bad}:2: seed: must be an integer, got float 5.5" in out.stderr
     assert not (tmp_path / "replays").exists()
+
+
+def test_a_module_policy_bots_cannot_import_is_reported_before_the_night(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    (tmp_path / "mypolicies.py").write_text("def play(observation):\n    return {}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))  # importable here, not by a walled bot
+    message = error_of(tmp_path, GOOD.replace('policy = "pedant"', 'policy = "mypolicies:play"'))
+    assert ":11: entrant[1].policy:" in message and "not in this installation's packages" in message
