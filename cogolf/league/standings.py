@@ -157,7 +157,7 @@ def order_table(lines: dict[str, Line], played: Sequence[Played]) -> list[tuple[
             return (-mini[name][0], -mini[name][1], -lines[name].margin)
 
         for name in sorted(group, key=lambda n: (key(n), n)):
-            position = len(ranked) + 1
+            position: int | None = len(ranked) + 1
             if ranked and ranked[-1][1].points == pts and key(ranked[-1][1].name) == key(name):
                 position = ranked[-1][0]
             ranked.append((position, lines[name]))
