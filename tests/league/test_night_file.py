@@ -178,3 +178,26 @@ def test_a_module_policy_bots_cannot_import_is_reported_before_the_night(
     monkeypatch.syspath_prepend(str(tmp_path))  # importable here, not by a walled bot
     message = error_of(tmp_path, GOOD.replace('policy = "pedant"', 'policy = "mypolicies:play"'))
     assert ":11: entrant[1].policy:" in message and "not in this installation's packages" in message
+
+
+def test_a_command_bots_working_folder_must_be_readable_by_every_user(tmp_path: Path):
+    text = GOOD.replace('policy = "pedant"', 'command = "python3 bot.py {url}"')
+    message = error_of(tmp_path, text)  # pytest's folders are private to root
+    assert ":11: entrant[1].command:" in message and "every user can read" in message
+    message = error_of(tmp_path, text + 'workdir = "nowhere"\n')
+    assert ":12: entrant[1].workdir:" in message and "nowhere" in message
+
+
+@pytest.mark.parametrize(
+    ("env", "problem"),
+    [
+        ('"A=1"', "must be a table of strings"),
+        ("{ COGOLF_URL = \"ws://elsewhere\" }", "COGOLF_URL is set by the night"),
+        ("{ A = 1 }", "A: must be a string"),
+        ('{ "1BAD" = "x" }', "'1BAD' is not a variable name"),
+    ],
+)
+def test_a_bots_environment_is_checked(bot_dir: Path, env: str, problem: str):
+    text = GOOD.replace('policy = "pedant"', 'command = "python3 bot.py"') + f"env = {env}\n"
+    message = error_of(bot_dir, text)
+    assert ":12: entrant[1].env:" in message and problem in message

@@ -180,3 +180,26 @@ def test_league_standings_survives_deeply_nested_commit0_and_project_results(tmp
             p.startswith(f"{game}/{HOSTILE_NAMES[game]}") and "deep" in p for p in problems
         ), problems
     assert any(p.startswith("fuzz-a-vs-b.ndjson: does not verify") for p in problems)
+
+
+def test_a_forged_commit0_pass_rate_is_not_counted(tmp_path: Path):
+    folder = tmp_path / "fuzz"
+    folder.mkdir()
+    _good_folder(folder)  # alice passed 7 of 10, signed by the runner
+    path = folder / "commit0" / "alice.textkit.json"
+    data = json.loads(path.read_text())
+    data.update(passed=10, pass_rate=1.0)
+    path.write_text(json.dumps(data))
+    solo = read_solo(folder, NIGHT, key=night_key(folder), signed=True)
+    assert solo.commit0 == []
+    assert solo.problems == [
+        "commit0/alice.textkit.json: the signature does not match: edited after the runner "
+        "wrote it; not counted"
+    ]
+    # A result copied in without a signature is not counted either.
+    bob = write_solo(folder, NIGHT, SoloResult("commit0", "bob", "textkit", 10))
+    solo = read_solo(folder, NIGHT, key=night_key(folder), signed=True)
+    assert (
+        f"commit0/{bob.name}: not signed by this night's runner (no signature); not counted"
+        in solo.problems
+    )
