@@ -60,6 +60,7 @@ class BotWall:
     readable: tuple[str, ...] = ()  # more folders or files it may read and execute
     env: tuple[tuple[str, str], ...] = ()  # added to the scrubbed environment
     log: str = ""  # where its output goes (written by the launcher, capped)
+    scratch_root: str = ""  # where its scratch folder is made (default: the temp folder)
 
 
 def wrap(argv: Sequence[str], wall: BotWall) -> list[str]:
@@ -240,7 +241,7 @@ async def _launch(wall: BotWall, argv: list[str], url: str) -> int:
         if groups is not None:
             groups.configure(max_tasks=MAX_TASKS, memory_bytes=MEMORY_BYTES)
             groups.kill_all()
-        scratch = tempfile.mkdtemp(prefix="cogolf-bot-")
+        scratch = tempfile.mkdtemp(prefix="cogolf-bot-", dir=wall.scratch_root or None)
         packages = import_path()
         os.mkdir(os.path.join(scratch, LIB_DIR))
         os.symlink(packages[0], os.path.join(scratch, LIB_DIR, "cogolf"))
@@ -326,6 +327,7 @@ def main(args: list[str]) -> int:
         readable=tuple(raw["readable"]),
         env=tuple((k, v) for k, v in raw["env"]),
         log=raw["log"],
+        scratch_root=raw.get("scratch_root", ""),
     )
     url = os.environ.get("COGOLF_URL", "")
     return asyncio.run(_launch(wall, args[2:], url))

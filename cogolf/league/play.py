@@ -11,12 +11,13 @@ match; everything a bot does wrong ends up inside the replay.
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from pathlib import Path
 
 from cogolf.bots.policy import PolicyError, load_policy
-from cogolf.deck import DeckError, load
+from cogolf.deck import Deck, DeckError, load
 from cogolf.league.botwall import BotSetupError, BotWall, bot_python, import_path, tail, wrap
 from cogolf.league.jobs import MatchJob, Seat
 
@@ -32,13 +33,13 @@ def log_path(replays_dir: Path, match_id: str, entrant: str) -> Path:
     return Path(replays_dir) / LOGS_DIR / f"{match_id}.{entrant}.log"
 
 
-def seat_command(seat: Seat, deck_dir: Path, log: Path) -> list[str]:
+def seat_command(seat: Seat, deck_dir: Path, log: Path, scratch_root: str = "") -> list[str]:
     """The walled launcher command of one seat: a policy runs `cogolf bot` under an
     interpreter every uid can run, with this installation on PYTHONPATH."""
     if seat.command is not None:
         # The public half of the pack is every bot's to read; the references are not.
         wall = BotWall(cwd=seat.workdir or str(Path.cwd()), readable=(str(deck_dir),),
-                       env=seat.env, log=str(log))
+                       env=seat.env, log=str(log), scratch_root=scratch_root)
         return wrap(seat.command, wall)
     assert seat.policy is not None
     import_path()  # fails early, with the reason, when bots cannot read the packages
@@ -48,7 +49,7 @@ def seat_command(seat: Seat, deck_dir: Path, log: Path) -> list[str]:
         readable.append(target)
     argv = [bot_python(), "-s", "-m", "cogolf", "bot", "--url", "{url}", "--policy", seat.policy,
             "--deck", str(deck_dir)]
-    return wrap(argv, BotWall(readable=tuple(readable), log=str(log)))
+    return wrap(argv, BotWall(readable=tuple(readable), log=str(log), scratch_root=scratch_root))
 
 
 def failed_seat(message: str, job: MatchJob, replays_dir: Path) -> str:
@@ -73,11 +74,6 @@ async def play_match(job: MatchJob, replays_dir: Path) -> Path:
     runs `cogolf bot --policy`, a command entrant runs its command with the seat URL
     as `{url}` and in `COGOLF_URL`; both walled, see `botwall`.
     """
-    # Imported here so that reading and ranking replays never needs the server or sandbox.
-    from cogolf.server.play import BotStartError, play_on_server
-    from cogolf.server.registry import CreateMatch
-    from cogolf.server.run import ServeOptions, start_server
-
     try:
         deck = load(Path(job.deck), Path(job.references))
     except DeckError as exc:
@@ -89,6 +85,19 @@ async def play_match(job: MatchJob, replays_dir: Path) -> Path:
         )
     replays_dir = Path(replays_dir)
     (replays_dir / LOGS_DIR).mkdir(parents=True, exist_ok=True)
+    # The bots' scratch folders live here and go with the match, even when a launcher
+    # is killed before it could clean up; others may pass through, not list it.
+    with tempfile.TemporaryDirectory(prefix="cogolf-bots-", ignore_cleanup_errors=True) as bots:
+        os.chmod(bots, 0o711)
+        return await _play(job, deck, replays_dir, bots)
+
+
+async def _play(job: MatchJob, deck: Deck, replays_dir: Path, bots: str) -> Path:
+    # Imported here so that reading and ranking replays never needs the server or sandbox.
+    from cogolf.server.play import BotStartError, play_on_server
+    from cogolf.server.registry import CreateMatch
+    from cogolf.server.run import ServeOptions, start_server
+
     commands: list[list[str]] = []
     for seat in job.seats:
         if seat.policy is not None:
@@ -98,7 +107,7 @@ async def play_match(job: MatchJob, replays_dir: Path) -> Path:
                 raise PlayError(f"{seat.name}: {exc}") from None
         try:
             log = log_path(replays_dir, job.match_id, seat.name)
-            commands.append(seat_command(seat, Path(job.deck), log))
+            commands.append(seat_command(seat, Path(job.deck), log, bots))
         except BotSetupError as exc:
             raise PlayError(f"{seat.name}: {exc}") from None
     path = replays_dir / job.replay_name
