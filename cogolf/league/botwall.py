@@ -225,12 +225,11 @@ def bot_env(
     return env
 
 
-async def _launch(wall: BotWall, argv: list[str], url: str) -> int:
+async def _launch(wall: BotWall, argv: list[str], url: str, log: _TailLog) -> int:
     from cogolf.sandbox import kernel
     from cogolf.sandbox.cgroups import UidGroups, available_bases
     from cogolf.sandbox.walls import WallSpec, enter_walls, lease_uid
 
-    log = _TailLog(wall.log)
     port = urlsplit(url).port
     if port is None:
         log.note(f"no port in the seat URL {url!r}")
@@ -330,7 +329,12 @@ def main(args: list[str]) -> int:
         scratch_root=raw.get("scratch_root", ""),
     )
     url = os.environ.get("COGOLF_URL", "")
-    return asyncio.run(_launch(wall, args[2:], url))
+    log = _TailLog(wall.log)
+    try:
+        return asyncio.run(_launch(wall, args[2:], url, log))
+    except Exception as exc:  # the launcher's own failure still ends up in the bot's log
+        log.note(f"launcher failed: {type(exc).__name__}: {exc}")
+        raise
 
 
 if __name__ == "__main__":
