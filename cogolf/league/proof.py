@@ -66,6 +66,12 @@ def _mac(key: bytes, *parts: bytes) -> str:
     return h.hexdigest()
 
 
+def _same(given: str | bytes, expected: str) -> bool:
+    """Constant-time comparison that any bytes or text from a file may be given to."""
+    raw = given if isinstance(given, bytes) else given.encode("utf-8", "surrogatepass")
+    return hmac.compare_digest(raw, expected.encode())
+
+
 def _rel(night_dir: Path, path: Path) -> str:
     return Path(path).relative_to(night_dir).as_posix()
 
@@ -85,14 +91,14 @@ def unsigned_reason(key: bytes | None, night_dir: Path, path: Path) -> str | Non
         return "not signed by this night's runner (the folder has no night key)"
     try:
         with open(f"{path}{SIG_SUFFIX}", "rb") as f:
-            sig = f.read(MAX_SIG_BYTES).strip().decode("ascii", "replace")
+            sig = f.read(MAX_SIG_BYTES).strip()
     except OSError:
         return "not signed by this night's runner (no signature)"
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         return f"cannot read ({exc.strerror})"
-    if not hmac.compare_digest(sig, _mac(key, b"solo", _rel(night_dir, path).encode(), data)):
+    if not _same(sig, _mac(key, b"solo", _rel(night_dir, path).encode(), data)):
         return "the signature does not match: edited after the runner wrote it"
     return None
 
@@ -139,7 +145,7 @@ class ProofCache:
         if e is None or e.get("sha256") != sha or e.get("verifier") != verifier:
             return None
         reason = e.get("reason", "")
-        if not hmac.compare_digest(e.get("mac", ""), self._entry_mac(name, sha, verifier, reason)):
+        if not _same(e.get("mac", ""), self._entry_mac(name, sha, verifier, reason)):
             return None
         return reason
 

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cogolf.league.proof import night_key, sign_file
+from cogolf.league.proof import CACHE_NAME, ProofCache, night_key, sign_file, unsigned_reason
 from cogolf.league.publish import standings_for_dir
 from cogolf.league.records import read_night_dir
 from cogolf.league.safejson import MAX_DEPTH, loads, nesting_depth
@@ -203,3 +203,22 @@ def test_a_forged_commit0_pass_rate_is_not_counted(tmp_path: Path):
         f"commit0/{bob.name}: not signed by this night's runner (no signature); not counted"
         in solo.problems
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cache=hostile_bytes | json_values.map(lambda v: json.dumps({"r.ndjson": v}).encode()),
+    sig=st.binary(max_size=80) | st.text(max_size=80).map(str.encode),
+)
+def test_the_verdict_cache_and_signatures_survive_any_bytes(cache: bytes, sig: bytes):
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        _good_folder(folder)
+        key = night_key(folder)
+        assert key is not None
+        (folder / CACHE_NAME).write_bytes(cache)
+        loaded = ProofCache.load(key, folder)
+        assert loaded.get("r.ndjson", "0" * 64, "v") is None  # nothing forged is believed
+        golf = folder / "golf" / "alice.python.fuzz.json"
+        Path(f"{golf}.sig").write_bytes(sig)
+        assert unsigned_reason(key, folder, golf) is not None
