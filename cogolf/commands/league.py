@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cogolf.commands.common import add_deck_options, load_deck_or_exit
 from cogolf.league.bench import add_bench_arguments, format_bench, run_bench
 from cogolf.league.checks import check_night
 from cogolf.league.night import NightError, parse_night
+from cogolf.league.proof import Checks
 from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
 from cogolf.league.ray_executor import RayAttempt, RayUnavailable
 from cogolf.league.resume import VerifyUnavailable
@@ -102,6 +104,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="entrant rated 1000 (default: the night's manifest, else literalist)",
     )
     st.add_argument("--json", action="store_true", help="print the standings as JSON")
+    add_deck_options(st)
+    _add_sandbox_options(st)
+    st.add_argument("--parallel", type=int, default=1, metavar="N",
+                    help="replays verified at once (default: 1)")
     st.set_defaults(func=standings_command)
 
     ck = lsub.add_parser(
@@ -216,10 +222,18 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def standings_command(args: argparse.Namespace) -> int:
+    """Only what the folder can prove counts: replays are re-resolved (verdicts cached,
+    signed, in the folder) and solo results must carry the night runner's signature."""
+    configure("warning")
+    if args.parallel < 1:
+        return _fail(f"--parallel must be at least 1, got {args.parallel}")
+    checks = Checks(load_deck_or_exit(args), args.sandbox, args.accept_weak_sandbox, args.parallel)
     try:
-        doc = standings_for_dir(args.replays, args.anchor)
-    except ReplayError as exc:
+        doc = standings_for_dir(args.replays, args.anchor, checks=checks)
+    except (ReplayError, OSError) as exc:
         return _fail(str(exc))
+    except VerifyUnavailable as exc:
+        return _fail(str(exc), 3)
     out = args.out or default_standings_path(DEFAULT_LEAGUE, doc["night"])
     write_standings(doc, out)
     _print_standings(doc, args.json)

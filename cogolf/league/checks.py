@@ -7,8 +7,12 @@ voiding a whole night of matches one by one.
 
 from __future__ import annotations
 
+import importlib.util
+import os
+
 from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.deck import Deck, DeckError, load
+from cogolf.league.botwall import BotSetupError, bot_python, import_path, readable_by_bots
 from cogolf.league.night import Night
 from cogolf.league.solo_plan import solo_plan
 
@@ -36,9 +40,38 @@ def check_entrants(night: Night) -> None:
             raise night.error(("entrant", idx, "policy"), str(exc)) from None
 
 
+def check_bot_files(night: Night) -> None:
+    """Bots run as unprivileged uids: what they need must be readable by any user."""
+    try:
+        bot_python()
+        packages = import_path()
+    except BotSetupError as exc:
+        raise night.error((), str(exc)) from None
+    for idx, entrant in enumerate(night.entrants):
+        if entrant.command is not None:
+            where, key = night.workdir(entrant), "workdir" if entrant.workdir else "command"
+            if not where.is_dir() or not readable_by_bots(str(where)):
+                raise night.error(("entrant", idx, key), f"the bot's working folder {where} "
+                                  "is not a folder every user can read (bots run unprivileged)")
+        elif entrant.policy is not None and ".py:" in entrant.policy:
+            file = entrant.policy.rpartition(":")[0]
+            if not readable_by_bots(file):
+                raise night.error(("entrant", idx, "policy"), f"{file} is not readable by "
+                                  "every user (bots run unprivileged)")
+        elif entrant.policy is not None and ":" in entrant.policy:
+            top = entrant.policy.partition(":")[0].partition(".")[0]
+            spec = importlib.util.find_spec(top)
+            origin = os.path.realpath(spec.origin) if spec and spec.origin else ""
+            if not any(origin.startswith(os.path.realpath(p) + os.sep) for p in packages):
+                raise night.error(("entrant", idx, "policy"), f"module {top!r} is not in this "
+                                  "installation's packages, the only modules a bot can import "
+                                  "(use 'path/to/file.py:name')")
+
+
 def check_night(night: Night) -> Deck:
     """Everything `league run` needs before it starts; returns the loaded deck."""
     deck = load_night_deck(night)
     check_entrants(night)
+    check_bot_files(night)
     solo_plan(night)  # solo tasks load, submissions exist, toolchains run
     return deck

@@ -17,6 +17,8 @@ class Seat:
     name: str
     policy: str | None
     command: tuple[str, ...] | None = None
+    workdir: str = ""  # a command's working folder, the files it may read
+    env: tuple[tuple[str, str], ...] = ()  # added to the bot's scrubbed environment
 
 
 @dataclass(frozen=True)

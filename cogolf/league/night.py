@@ -56,7 +56,9 @@ TOP_LEVEL_FIELDS = (
     "entrant",
     *SOLO_GAMES,
 )
-ENTRANT_FIELDS = ("name", "policy", "command", *SOLO_GAMES)
+ENTRANT_FIELDS = ("name", "policy", "command", "workdir", "env", *SOLO_GAMES)
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+MAX_ENV = 64
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,9 @@ class Entrant:
     golf: str | None = None
     commit0: str | None = None
     project: str | None = None
+    # A bot's working folder (default: the night file's) and environment additions.
+    workdir: Path | None = None
+    env: dict[str, str] = field(default_factory=dict)
 
     def template(self, game: str) -> str | None:
         value: str | None = getattr(self, game)
@@ -95,6 +100,10 @@ class Night:
 
     def error(self, path: KeyPath, problem: str) -> NightError:
         return error(self.path, self.lines, path, problem)
+
+    def workdir(self, entrant: Entrant) -> Path:
+        """Where a bot process runs: the only files beyond the system it may read."""
+        return entrant.workdir or self.path.parent.resolve()
 
     def submission(self, entrant: Entrant, game: str, **fields: str | int) -> Path | None:
         """Where `entrant` keeps its submission for one course, task or attempt of `game`."""
@@ -144,6 +153,21 @@ def _command(reader: Reader, value: Any) -> tuple[str, ...]:
     return tuple(argv)
 
 
+def _env(reader: Reader, value: Any) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise reader.fail("env", f"must be a table of strings, got {kind(value)}")
+    if len(value) > MAX_ENV:
+        raise reader.fail("env", f"at most {MAX_ENV} variables, got {len(value)}")
+    for key, item in value.items():
+        if not ENV_NAME.match(key):
+            raise reader.fail("env", f"{key!r} is not a variable name")
+        if key == "COGOLF_URL":
+            raise reader.fail("env", "COGOLF_URL is set by the night")
+        if not isinstance(item, str) or "\0" in item:
+            raise reader.fail("env", f"{key}: must be a string without NUL, got {kind(item)}")
+    return dict(value)
+
+
 def _entrant(
     file: Path, lines: dict[KeyPath, int], base: Path, idx: int, table: Any, solo: SoloGames
 ) -> Entrant:
@@ -177,6 +201,8 @@ def _entrant(
         golf=submission_template(r, "golf", solo),
         commit0=submission_template(r, "commit0", solo),
         project=submission_template(r, "project", solo),
+        workdir=resolve(base, r.string("workdir") or ".").resolve() if "workdir" in table else None,
+        env=_env(r, table["env"]) if "env" in table else {},
     )
 
 

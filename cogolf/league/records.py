@@ -67,6 +67,7 @@ class Played:
     match_id: str
     names: tuple[str, str]
     result: m.MatchResult
+    source: str = ""  # the replay's file name in the night's folder
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def classify(replay: Replay) -> Played | Void:
         return Void(header.match_id, names, "incomplete replay: no result line")
     if result.reason == "harness_fault":
         return Void(header.match_id, names, harness_fault(replay))
-    return Played(header.match_id, names, result)
+    return Played(header.match_id, names, result, replay.path.name)
 
 
 def _check_names(names: list[str], where: str) -> str | None:
@@ -185,5 +186,7 @@ def read_night_dir(directory: Path) -> NightRecords:
         except ReplayError as exc:
             # Named by file name only, so the standings do not depend on where the folder is.
             problems.append(str(exc).replace(str(path), path.name, 1))
+        except Exception as exc:  # a hostile file is a problem, never a crash
+            problems.append(f"{path.name}: cannot read: {type(exc).__name__}")
     night = manifest.name if manifest is not None else directory.name
     return collect(night, replays, markers, manifest, problems)

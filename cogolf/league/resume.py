@@ -19,14 +19,11 @@ import structlog
 from cogolf import messages as m
 from cogolf.deck import Deck
 from cogolf.league.jobs import MatchJob
+from cogolf.league.proof import VerifyUnavailable
 from cogolf.replay import Replay, ReplayError, read_replay
 from cogolf.verify import verify_replay
 
 log = structlog.get_logger("cogolf.league")
-
-
-class VerifyUnavailable(RuntimeError):
-    """Finished replays exist but no sandbox can start to verify them."""
 
 
 def mismatch(job: MatchJob, replay: Replay) -> str | None:

@@ -12,6 +12,7 @@ machine whatever the executor.
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -25,6 +26,7 @@ from cogolf.league.jobs import MatchJob
 from cogolf.league.night import Night
 from cogolf.league.play import play_match
 from cogolf.league.progress import Progress
+from cogolf.league.proof import Checks, night_key, remember_played
 from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
 from cogolf.league.ratings import BOOTSTRAP_SAMPLES
 from cogolf.league.records import (
@@ -132,6 +134,9 @@ async def run_night(
     plan = solo_plan(night)
     replays_dir = options.replays_root / night.name
     replays_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(replays_dir, 0o700)  # the night's files and key: no bot uid may enter
+    key = night_key(replays_dir, create=True)
+    assert key is not None
     _write_json(replays_dir / MANIFEST_NAME, manifest_for(night, jobs, plan))
 
     parallel = in_flight or options.parallel or night.parallel
@@ -174,15 +179,25 @@ async def run_night(
             marker.unlink(missing_ok=True)
 
     outcomes = await run_jobs(todo, replays_dir, attempt=attempt, parallel=parallel, on_done=done)
+    # What this runner played, or re-verified, is proved: the standings need not re-resolve it.
+    proved = [o.job.replay_name for o in outcomes.values() if o.result is not None]
+    if options.verify:
+        proved += [f"{mid}.ndjson" for mid in skipped]
+    remember_played(key, replays_dir, proved)
 
     def report(line: str) -> None:
         progress_stream.write(line + "\n")
         progress_stream.flush()
 
     solo = await run_solo(
-        night, plan, replays_dir, parallel=options.parallel or night.parallel, report=report
+        night, plan, replays_dir, parallel=options.parallel or night.parallel, report=report,
+        key=key,
     )
-    doc = await asyncio.to_thread(standings_for_dir, replays_dir, None, samples=options.samples)
+    checks = Checks(deck, options.sandbox, options.accept_weak_sandbox,
+                    options.parallel or night.parallel)
+    doc = await asyncio.to_thread(
+        standings_for_dir, replays_dir, None, samples=options.samples, checks=checks
+    )
     path = write_standings(doc, default_standings_path(options.league_root, night.name))
     void = sorted(mid for mid, o in outcomes.items() if o.void_cause is not None)
     log.info("night_end", night=night.name, played=len(outcomes) - len(void), void=len(void),

@@ -67,7 +67,10 @@ def schedule(
     accept_weak_sandbox: bool = False,
 ) -> list[MatchJob]:
     """Every match of the night, in round order."""
-    seats = [Seat(e.name, e.policy, e.command) for e in night.entrants]
+    seats = [
+        Seat(e.name, e.policy, e.command, str(night.workdir(e)), tuple(sorted(e.env.items())))
+        for e in night.entrants
+    ]
     jobs = []
     for rnd, pairs in enumerate(double_round_robin(len(seats)), start=1):
         for a, b in pairs:

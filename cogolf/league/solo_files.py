@@ -10,11 +10,16 @@ Each file is the game's own result format, so `cogolf golf leaderboard`,
 are. A file's name must be the one its content implies: a copied or renamed
 file is reported as a problem and not used, which also makes two results for
 one entrant and item impossible, whatever order the files are read in.
+
+Every file is read with size and nesting caps (`safejson`), and whatever is
+wrong with one file (malformed, hostile, unsigned) makes it a listed problem,
+never a crash. With the night's key, a result counts only when the runner
+signed it (`proof`).
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +30,8 @@ from cogolf.commit0.results import Commit0Record
 from cogolf.commit0.results import ResultError as Commit0ResultError
 from cogolf.commit0.results import read_record as read_commit0_record
 from cogolf.golf.results import ResultDoc, ResultError, file_name, read_result
+from cogolf.league import safejson
+from cogolf.league.proof import unsigned_reason
 from cogolf.project.results import AttemptRecord
 from cogolf.project.results import ResultError as ProjectResultError
 from cogolf.project.results import read_record as read_project_record
@@ -68,16 +75,23 @@ def void_path(night_dir: Path, game: str, entrant: str, item: str, attempt: int 
     return night_dir / game / VOID_DIR / f"{stem(game, entrant, item, attempt)}.json"
 
 
-def _json(path: Path) -> Any:
+def _read(path: Path) -> bytes:
     with open(path, "rb") as f:
-        data = f.read(MAX_RESULT_BYTES + 1)
-    if len(data) > MAX_RESULT_BYTES:
-        raise ValueError(f"larger than {MAX_RESULT_BYTES} bytes")
-    return json.loads(data)
+        return f.read(MAX_RESULT_BYTES + 1)
+
+
+def _json(path: Path) -> Any:
+    return safejson.loads(_read(path), max_bytes=MAX_RESULT_BYTES)
 
 
 def read_golf(path: Path, night: str) -> ResultDoc:
     """A golf result of this night; ResultError (naming the field) otherwise."""
+    try:
+        safejson.check_bytes(_read(path), max_bytes=MAX_RESULT_BYTES)
+    except OSError as exc:
+        raise ResultError(f"{path}: cannot read ({exc.strerror})") from None
+    except ValueError as exc:
+        raise ResultError(f"{path}: {exc}") from None
     doc = read_result(path)
     if doc.run_id != night:
         raise ResultError(f"{path}: run_id: {doc.run_id!r} is not the night {night!r}")
@@ -114,10 +128,12 @@ def read_project(path: Path, source: str = "") -> tuple[AttemptRecord, dict[str,
 
 def read_void(path: Path) -> SoloVoid:
     try:
-        marker = msgspec.json.decode(path.read_bytes()[: MAX_RESULT_BYTES + 1], type=SoloVoid)
+        data = _read(path)
+        safejson.check_bytes(data, max_bytes=MAX_RESULT_BYTES)
+        marker = msgspec.json.decode(data, type=SoloVoid)
     except OSError as exc:
         raise ValueError(f"{path}: cannot read ({exc.strerror})") from None
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, ValueError) as exc:
         raise ValueError(f"{path}: {exc}") from None
     if marker.format != VOID_FORMAT:
         raise ValueError(f"{path}: format {marker.format!r} is not {VOID_FORMAT!r}")
@@ -126,8 +142,11 @@ def read_void(path: Path) -> SoloVoid:
     return marker
 
 
-def read_solo(night_dir: Path, night: str) -> SoloRecords:
-    """Every solo result and void marker of a night's folder; bad files become problems."""
+def read_solo(night_dir: Path, night: str, *, key: bytes | None = None,
+              signed: bool = False) -> SoloRecords:
+    """Every solo result and void marker of a night's folder; bad files become problems.
+
+    With `signed`, a result counts only when its signature checks with `key`."""
     out = SoloRecords()
     done: set[tuple[str, str, str, int]] = set()
 
@@ -138,28 +157,27 @@ def read_solo(night_dir: Path, night: str) -> SoloRecords:
     def problem(path: Path, exc: Exception) -> None:
         out.problems.append(str(exc).replace(str(path), rel(path)))
 
-    for path in sorted((night_dir / "golf").glob("*.json")):
-        try:
-            doc = read_golf(path, night)
-        except ResultError as exc:
-            problem(path, exc)
-            continue
+    def each(game: str, read: Callable[[Path], Any]) -> list[Any]:
+        got = []
+        for path in sorted((night_dir / game).glob("*.json")):
+            if signed and (reason := unsigned_reason(key, night_dir, path)) is not None:
+                out.problems.append(f"{rel(path)}: {reason}; not counted")
+                continue
+            try:
+                got.append(read(path))
+            except (ResultError, Commit0ResultError, ProjectResultError) as exc:
+                problem(path, exc)
+            except Exception as exc:  # a hostile file is a problem, never a crash
+                out.problems.append(f"{rel(path)}: cannot read: {type(exc).__name__}")
+        return got
+
+    for doc in each("golf", lambda p: read_golf(p, night)):
         out.golf.append(doc)
         done.add(("golf", doc.model, doc.course, 0))
-    for path in sorted((night_dir / "commit0").glob("*.json")):
-        try:
-            c0, _ = read_commit0(path, rel(path))
-        except Commit0ResultError as exc:
-            problem(path, exc)
-            continue
+    for c0, _ in each("commit0", lambda p: read_commit0(p, rel(p))):
         out.commit0.append(c0)
         done.add(("commit0", c0.entrant, c0.task, 0))
-    for path in sorted((night_dir / "project").glob("*.json")):
-        try:
-            pr, _ = read_project(path, rel(path))
-        except ProjectResultError as exc:
-            problem(path, exc)
-            continue
+    for pr, _ in each("project", lambda p: read_project(p, rel(p))):
         out.project.append(pr)
         done.add(("project", pr.entrant, pr.task, pr.attempt))
     for game in ("golf", "commit0", "project"):
@@ -168,6 +186,9 @@ def read_solo(night_dir: Path, night: str) -> SoloRecords:
                 marker = read_void(path)
             except ValueError as exc:
                 problem(path, exc)
+                continue
+            except Exception as exc:  # a hostile file is a problem, never a crash
+                out.problems.append(f"{rel(path)}: cannot read: {type(exc).__name__}")
                 continue
             if marker.game != game:
                 problem(path, ValueError(f"{path}: a {marker.game} marker in {game}/"))

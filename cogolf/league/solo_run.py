@@ -36,6 +36,7 @@ from cogolf.golf.play import SubmissionError, read_submissions, score_course
 from cogolf.golf.results import ResultError, new_result, write_result
 from cogolf.golf.runners.base import Runner
 from cogolf.league.night import Night
+from cogolf.league.proof import night_key, sign_file, unsigned_reason
 from cogolf.league.solo_files import (
     SoloVoid,
     read_commit0,
@@ -84,8 +85,8 @@ def _write_json(path: Path, value: dict[str, Any]) -> None:
 class SoloContext:
     """What the jobs of one night share: the hole set, one runner per course, loaded tasks."""
 
-    def __init__(self, night: Night, plan: SoloPlan, night_dir: Path) -> None:
-        self.night, self.plan, self.night_dir = night, plan, night_dir
+    def __init__(self, night: Night, plan: SoloPlan, night_dir: Path, key: bytes) -> None:
+        self.night, self.plan, self.night_dir, self.key = night, plan, night_dir, key
         self.holes: HoleSet | None = load_holes() if plan.golf_courses else None
         self.runners: dict[str, Runner] = {
             c: get_course(c).runner(plan.golf_limits) for c in plan.golf_courses
@@ -129,6 +130,9 @@ class SoloContext:
         path = self.path(job)
         if not path.is_file():
             return False
+        if (reason := unsigned_reason(self.key, self.night_dir, path)) is not None:
+            log.warning("solo_result_rescored", job=job.label, reason=reason)
+            return False  # edited, or not the runner's: scored again
         try:
             if job.game == "golf":
                 doc = read_golf(path, self.night.name)
@@ -147,9 +151,16 @@ class SoloContext:
                     and pdata.get("status") != AttemptStatus.HARNESS_ERROR)
         except (ResultError, Commit0ResultError, ProjectResultError):
             return False
+        except Exception:  # a hostile file is scored again, never a crash
+            return False
 
     async def play(self, job: SoloJob) -> str:
-        """Play one job and write its result file; returns a one-line summary."""
+        """Play one job, write its result file and sign it; returns a one-line summary."""
+        summary = await self._play(job)
+        sign_file(self.key, self.night_dir, self.path(job))
+        return summary
+
+    async def _play(self, job: SoloJob) -> str:
         path = self.path(job)
         if job.game == "golf":
             assert self.holes is not None
@@ -208,12 +219,18 @@ async def run_solo(
     *,
     parallel: int,
     report: Callable[[str], None] = lambda line: None,
+    key: bytes | None = None,
 ) -> SoloRun:
-    """Play every solo job of the night not already done, at most `parallel` at a time."""
+    """Play every solo job of the night not already done, at most `parallel` at a time.
+    Results are signed with the night's `key`; one whose signature does not check is
+    played again."""
     out = SoloRun()
     if not plan.jobs:
         return out
-    ctx = SoloContext(night, plan, night_dir)
+    if key is None:
+        key = night_key(night_dir, create=True)
+        assert key is not None
+    ctx = SoloContext(night, plan, night_dir, key)
     await ctx.prepare_commit0()
     todo = []
     for job in plan.jobs:

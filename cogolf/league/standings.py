@@ -140,13 +140,15 @@ def _mini_league(group: Sequence[str], played: Sequence[Played]) -> dict[str, tu
     return {n: (pts[n], margin[n]) for n in group}
 
 
-def order_table(lines: dict[str, Line], played: Sequence[Played]) -> list[tuple[int, Line]]:
+def order_table(lines: dict[str, Line], played: Sequence[Played]) -> list[tuple[int | None, Line]]:
     """Rows by points; equal points broken by head-to-head (points, then margin, among
-    the tied entrants only), then total margin; rows still equal share a rank."""
+    the tied entrants only), then total margin; rows still equal share a rank. Entrants
+    with no scored match are unrated: listed last, without a rank."""
     by_points: dict[int, list[str]] = {}
     for line in lines.values():
-        by_points.setdefault(line.points, []).append(line.name)
-    ranked: list[tuple[int, Line]] = []
+        if line.matches:
+            by_points.setdefault(line.points, []).append(line.name)
+    ranked: list[tuple[int | None, Line]] = []
     for pts in sorted(by_points, reverse=True):
         group = sorted(by_points[pts])
         mini = _mini_league(group, played) if len(group) > 1 else {group[0]: (0, 0)}
@@ -155,10 +157,11 @@ def order_table(lines: dict[str, Line], played: Sequence[Played]) -> list[tuple[
             return (-mini[name][0], -mini[name][1], -lines[name].margin)
 
         for name in sorted(group, key=lambda n: (key(n), n)):
-            position = len(ranked) + 1
+            position: int | None = len(ranked) + 1
             if ranked and ranked[-1][1].points == pts and key(ranked[-1][1].name) == key(name):
                 position = ranked[-1][0]
             ranked.append((position, lines[name]))
+    ranked += [(None, lines[n]) for n in sorted(lines) if not lines[n].matches]
     return ranked
 
 
@@ -222,6 +225,7 @@ def compute(
         anchor = records.manifest.anchor if records.manifest is not None else DEFAULT_ANCHOR
     names = entrant_names(records)
     played = sorted(records.played, key=lambda p: p.match_id)
+    scored = {n for p in played for n in p.names}
     void = sorted(records.void, key=lambda v: v.match_id)
     lines = {n: Line(n) for n in names}
     for p in played:
@@ -230,7 +234,10 @@ def compute(
     for v in void:
         for name in v.names:
             lines[name].void += 1
-    table = [{"rank": pos, **line.doc()} for pos, line in order_table(lines, played)]
+    table = [
+        {"rank": pos, **line.doc(), **({} if pos is not None else {"unrated": True})}
+        for pos, line in order_table(lines, played)
+    ]
     done = {p.match_id for p in played} | {v.match_id for v in void}
     scheduled = sorted(records.manifest.matches) if records.manifest is not None else None
     cogolf = {
@@ -243,7 +250,10 @@ def compute(
         "points": {"win": WIN_POINTS, "draw": DRAW_POINTS, "loss": 0},
         "table": table,
         "head_to_head": head_to_head(names, played),
-        "ratings": rating_doc(names, played, anchor, samples),
+        "ratings": {
+            **rating_doc([n for n in names if n in scored], played, anchor, samples),
+            "unrated": [n for n in names if n not in scored],
+        },
         "void": [{"match_id": v.match_id, "names": list(v.names), "cause": v.cause} for v in void],
         "results": [
             {

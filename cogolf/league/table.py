@@ -50,7 +50,7 @@ def render(doc: dict[str, Any]) -> str:
     ]
     rows = [
         [
-            str(r["rank"]),
+            "-" if r["rank"] is None else str(r["rank"]),
             clip(r["name"], NAME_WIDTH),
             str(r["matches"]),
             str(r["wins"]),
@@ -81,6 +81,8 @@ def render(doc: dict[str, Any]) -> str:
             ]
         )
     out += _grid(["#", "entrant", "rating", "interval"], rrows, left=2)
+    if rating.get("unrated"):
+        out.append(f"  unrated (no scored match): {', '.join(rating['unrated'])}")
     anchor = rating["anchor"]
     out.append(
         f"  anchored: {anchor} = {rating['anchor_rating']:g}"

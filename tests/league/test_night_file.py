@@ -107,13 +107,19 @@ def test_mistakes_name_the_line_and_field(tmp_path: Path, text: str, expected: s
     assert message.startswith(str(tmp_path / "night.toml"))
 
 
-def test_file_policies_are_found_beside_the_night_file(tmp_path: Path):
-    (tmp_path / "bots").mkdir()
-    (tmp_path / "bots" / "mine.py").write_text("def play(observation):\n    return {}\n")
-    night = parse(tmp_path, GOOD.replace('policy = "pedant"', 'policy = "bots/mine.py:play"'))
+def test_file_policies_are_found_beside_the_night_file(bot_dir: Path):
+    (bot_dir / "bots").mkdir(mode=0o755)
+    (bot_dir / "bots" / "mine.py").write_text("def play(observation):\n    return {}\n")
+    night = parse(bot_dir, GOOD.replace('policy = "pedant"', 'policy = "bots/mine.py:play"'))
     check_night(night)
     policy = night.entrants[1].policy
     assert policy is not None and policy.endswith("mine.py:play") and Path(policy[:-5]).is_file()
+
+
+def test_a_policy_file_bots_cannot_read_is_reported_before_the_night(tmp_path: Path):
+    (tmp_path / "mine.py").write_text("def play(observation):\n    return {}\n")
+    message = error_of(tmp_path, GOOD.replace('policy = "pedant"', 'policy = "mine.py:play"'))
+    assert ":11: entrant[1].policy:" in message and "not readable by every user" in message
 
 
 def test_a_policy_that_raises_on_import_is_reported_at_its_line(tmp_path: Path):
@@ -163,3 +169,35 @@ def test_cli_check_prints_the_schedule_and_rejects_a_bad_file(tmp_path: Path):
     assert out.returncode == 2
     assert f"{bad}:2: seed: must be an integer, got float 5.5" in out.stderr
     assert not (tmp_path / "replays").exists()
+
+
+def test_a_module_policy_bots_cannot_import_is_reported_before_the_night(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    (tmp_path / "mypolicies.py").write_text("def play(observation):\n    return {}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))  # importable here, not by a walled bot
+    message = error_of(tmp_path, GOOD.replace('policy = "pedant"', 'policy = "mypolicies:play"'))
+    assert ":11: entrant[1].policy:" in message and "not in this installation's packages" in message
+
+
+def test_a_command_bots_working_folder_must_be_readable_by_every_user(tmp_path: Path):
+    text = GOOD.replace('policy = "pedant"', 'command = "python3 bot.py {url}"')
+    message = error_of(tmp_path, text)  # pytest's folders are private to root
+    assert ":11: entrant[1].command:" in message and "every user can read" in message
+    message = error_of(tmp_path, text + 'workdir = "nowhere"\n')
+    assert ":12: entrant[1].workdir:" in message and "nowhere" in message
+
+
+@pytest.mark.parametrize(
+    ("env", "problem"),
+    [
+        ('"A=1"', "must be a table of strings"),
+        ("{ COGOLF_URL = \"ws://elsewhere\" }", "COGOLF_URL is set by the night"),
+        ("{ A = 1 }", "A: must be a string"),
+        ('{ "1BAD" = "x" }', "'1BAD' is not a variable name"),
+    ],
+)
+def test_a_bots_environment_is_checked(bot_dir: Path, env: str, problem: str):
+    text = GOOD.replace('policy = "pedant"', 'command = "python3 bot.py"') + f"env = {env}\n"
+    message = error_of(bot_dir, text)
+    assert ":12: entrant[1].env:" in message and problem in message

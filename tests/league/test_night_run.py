@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from cogolf.league.botwall import bot_python
 from cogolf.league.checks import check_night
 from cogolf.league.executors import play_with_retry, run_jobs
 from cogolf.league.night import parse_night
@@ -114,9 +115,9 @@ def test_four_entrant_night_end_to_end(tmp_path: Path):
     assert "Ratings (Bradley-Terry" in again.stdout and "Head to head" in again.stdout
 
 
-def test_an_interrupted_night_resumes_and_keeps_finished_replays(tmp_path: Path):
-    (tmp_path / "slow.py").write_text(SLOW_BOT)
-    night_file = write_night(tmp_path, "resume", fourth="slow")
+def test_an_interrupted_night_resumes_and_keeps_finished_replays(tmp_path: Path, bot_dir: Path):
+    (bot_dir / "slow.py").write_text(SLOW_BOT)  # read by its bot, which runs unprivileged
+    night_file = write_night(bot_dir, "resume", fourth="slow")
     replays = tmp_path / "replays" / "resume"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
@@ -229,8 +230,10 @@ def test_ray_night_gives_the_same_standings_as_local(tmp_path: Path):
 
 
 def command_night(tmp: Path, name: str, env_command: str) -> Path:
-    """Three entrants: a policy, a bot process given {url}, a bot process reading COGOLF_URL."""
-    python = json.dumps(sys.executable)
+    """Three entrants: a policy, a bot process given {url}, a bot process reading COGOLF_URL.
+
+    Bot processes run unprivileged, so they use an interpreter every user can run."""
+    python = json.dumps(bot_python())
     path = tmp / f"{name}.toml"
     path.write_text(
         f"""\
@@ -255,8 +258,8 @@ command = "{env_command}"
     return path
 
 
-def test_command_entrants_are_bot_processes_on_the_seat_url(tmp_path: Path):
-    night = parse_night(command_night(tmp_path, "cmd", f"{sys.executable} -m cogolf bot"))
+def test_command_entrants_are_bot_processes_on_the_seat_url(tmp_path: Path, bot_dir: Path):
+    night = parse_night(command_night(bot_dir, "cmd", f"{bot_python()} -m cogolf bot"))
     jobs = schedule(night, check_night(night).digest)
     outcomes = asyncio.run(run_jobs(jobs, tmp_path / "r", parallel=2))
     assert len(outcomes) == 6
@@ -267,8 +270,8 @@ def test_command_entrants_are_bot_processes_on_the_seat_url(tmp_path: Path):
         assert replay.result is not None and replay.result.fallbacks == [0, 0]
 
 
-def test_a_bot_command_that_cannot_start_voids_the_match(tmp_path: Path):
-    night = parse_night(command_night(tmp_path, "bad", "/nonexistent/bot --url {url}"))
+def test_a_bot_command_that_cannot_start_voids_the_match(tmp_path: Path, bot_dir: Path):
+    night = parse_night(command_night(bot_dir, "bad", "/nonexistent/bot --url {url}"))
     jobs = [j for j in schedule(night, check_night(night).digest) if "envbot" in j.names]
     outcomes = asyncio.run(run_jobs(jobs[:1], tmp_path / "r", parallel=1))
     (out,) = outcomes.values()

@@ -90,9 +90,14 @@ def test_margins_are_zero_sum_and_void_matches_are_not_scored(matches: list[Synt
         assert sum(h2h[a].values()) == next(r["margin"] for r in table if r["name"] == a)
         for b in h2h[a]:
             assert h2h[a][b] == -h2h[b][a]
-    ranks = [r["rank"] for r in table]
+    # Entrants with no scored match are unrated: no rank, no rating, listed last.
+    rated = [r for r in table if r["matches"]]
+    assert table[: len(rated)] == rated
+    assert all(r["rank"] is None and r["unrated"] for r in table[len(rated) :])
+    assert {r["name"] for r in game["ratings"]["entrants"]} == {r["name"] for r in rated}
+    ranks = [r["rank"] for r in rated]
     assert ranks == sorted(ranks)
-    points = [r["points"] for r in table]
+    points = [r["points"] for r in rated]
     assert points == sorted(points, reverse=True)
 
 
