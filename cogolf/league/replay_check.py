@@ -13,7 +13,7 @@ from cogolf.deck import Deck
 from cogolf.sandbox.api import Sandbox
 from cogolf.verify import verify_replay
 
-VERIFIER = "cogolf.verify.verify_replay/1"
+VERIFIER = "cogolf.verify.verify_replay/2"
 
 
 async def verify_file(path: Path, deck: Deck, sandbox: Sandbox) -> str:

@@ -13,10 +13,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cogolf.jsondepth import too_deep
 from cogolf.league.proof import CACHE_NAME, ProofCache, night_key, sign_file, unsigned_reason
 from cogolf.league.publish import standings_for_dir
 from cogolf.league.records import read_night_dir
-from cogolf.league.safejson import MAX_DEPTH, loads, nesting_depth
+from cogolf.league.safejson import MAX_DEPTH, loads
 from cogolf.league.solo_files import read_solo
 
 from .solo_synth import SoloResult, write_solo
@@ -81,13 +82,17 @@ def _true_depth(value: Any) -> int:
 
 
 @given(value=json_values)
-def test_nesting_depth_is_the_depth_of_the_document(value: Any):
-    assert nesting_depth(json.dumps(value).encode()) == _true_depth(value)
+def test_the_depth_measure_is_the_depth_of_the_document(value: Any):
+    data = json.dumps(value).encode()
+    depth = _true_depth(value)
+    assert not too_deep(data, depth)
+    assert depth == 0 or too_deep(data, depth - 1)
 
 
 @given(text=st.text(alphabet='[]{}"\\ab', max_size=40))
 def test_brackets_inside_strings_do_not_count(text: str):
-    assert nesting_depth(json.dumps({"k": text}).encode()) == 1
+    data = json.dumps({"k": text}).encode()
+    assert not too_deep(data, 1) and too_deep(data, 0)
 
 
 def test_a_document_nested_beyond_the_cap_is_refused_with_its_depth():
@@ -95,7 +100,7 @@ def test_a_document_nested_beyond_the_cap_is_refused_with_its_depth():
         try:
             loads(deep(kind))
         except ValueError as exc:
-            assert f"nested {DEEP} deep, more than the {MAX_DEPTH}" in str(exc)
+            assert f"nested more than the {MAX_DEPTH} levels" in str(exc)
         else:
             raise AssertionError("a deep document was accepted")
 
@@ -177,7 +182,7 @@ def test_league_standings_survives_deeply_nested_commit0_and_project_results(tmp
     problems = json.loads(out.read_text())["problems"]
     for game in ("commit0", "project", "golf"):
         assert any(
-            p.startswith(f"{game}/{HOSTILE_NAMES[game]}") and "deep" in p for p in problems
+            p.startswith(f"{game}/{HOSTILE_NAMES[game]}") and "nested" in p for p in problems
         ), problems
     assert any(p.startswith("fuzz-a-vs-b.ndjson: does not verify") for p in problems)
 
