@@ -17,12 +17,19 @@ answers {"k":"load"}; then for each {"seq","args"} it answers {"k":"call","seq",
 The parent sends the next call only after it has the previous result (lockstep),
 and the child never sees expected values.
 
-A zygote does once what is the same for every child: it installs the part of the
-seccomp filter a child no longer needs to get past (inherited over fork; stacked
-filters give the most restrictive verdict) and builds the Landlock ruleset, which
-each child enforces as a domain of its own. Each child adds the rest: its cgroups,
-PID namespace, rlimits, uid, and the filter denying process creation, the uid
-calls and signals to anyone but itself.
+A zygote does once what is the same for every child: it enters its namespaces,
+swaps in an empty private root (keeping descriptors of the cgroup trees, which
+its children join through), installs the part of the seccomp filter a child no
+longer needs to get past (inherited over fork; stacked filters give the most
+restrictive verdict) and builds the Landlock ruleset, which each child enforces
+as a domain of its own. It forks each child as pid 1 of a new PID namespace. Each
+child adds the rest: its cgroups, rlimits, uid, and the filter denying process
+creation, the uid calls and signals to anyone but itself.
+
+A walled child returns out of every function that held the runner's own objects
+(the wall code and its libc, the zygote's socket) and serves from the module
+level, so a program walking frames finds none of them. The audit hook is a
+tripwire for clear errors, not a wall: a program can switch it off.
 """
 
 from __future__ import annotations
@@ -648,5 +655,6 @@ if __name__ == "__main__":
     # Served from the module level, below which no harness frame is left.
     try:
         serve(*main(sys.argv).args())
-    finally:
-        _exit(0)
+    except BaseException:
+        _exit(70)
+    _exit(0)
