@@ -245,6 +245,20 @@ return [libc.mount(b'none', b'/', b'tmpfs', 0, None), libc.unshare(0x20020000),
         HOOK_OFF_WITH_LIBC + fn(f"open('{TARGET}', 'w').write('x')\nreturn 1"),
         expect=(S.ERROR,),
     ),
+    Case(
+        "descriptors_beyond_the_protocol",
+        fn("""
+open_fds = []
+for fd in range(1024):
+    try:
+        os.fstat(fd)
+        open_fds.append(fd)
+    except OSError:
+        pass
+return open_fds"""),
+        expect=(S.OK,),
+        value=[0, 1, 2, 3, 4],
+    ),
     # --- seeing other processes: a PID namespace of its own, no /proc
     Case("own_pid_namespace", fn("return [os.getpid(), os.getppid()]"), expect=(S.OK,),
          value=[1, 0]),
