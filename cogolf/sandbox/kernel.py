@@ -81,10 +81,6 @@ def unshare(flags: int) -> None:
     _check("namespaces", _LIBC.unshare(flags))
 
 
-def setns(fd: int, nstype: int) -> None:
-    _check("namespaces", _LIBC.setns(fd, nstype))
-
-
 def pid_namespace_fd() -> int:
     """A descriptor of this process's own PID namespace, the way back for
     `children_in_own_pid_namespace`."""
