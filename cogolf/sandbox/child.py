@@ -17,12 +17,19 @@ answers {"k":"load"}; then for each {"seq","args"} it answers {"k":"call","seq",
 The parent sends the next call only after it has the previous result (lockstep),
 and the child never sees expected values.
 
-A zygote does once what is the same for every child: it installs the part of the
-seccomp filter a child no longer needs to get past (inherited over fork; stacked
-filters give the most restrictive verdict) and builds the Landlock ruleset, which
-each child enforces as a domain of its own. Each child adds the rest: its cgroups,
-PID namespace, rlimits, uid, and the filter denying process creation, the uid
-calls and signals to anyone but itself.
+A zygote does once what is the same for every child: it enters its namespaces,
+swaps in an empty private root (keeping descriptors of the cgroup trees, which
+its children join through), installs the part of the seccomp filter a child no
+longer needs to get past (inherited over fork; stacked filters give the most
+restrictive verdict) and builds the Landlock ruleset, which each child enforces
+as a domain of its own. It forks each child as pid 1 of a new PID namespace. Each
+child adds the rest: its cgroups, rlimits, uid, and the filter denying process
+creation, the uid calls and signals to anyone but itself.
+
+A walled child returns out of every function that held the runner's own objects
+(the wall code and its libc, the zygote's socket) and serves from the module
+level, so a program walking frames finds none of them. The audit hook is a
+tripwire for clear errors, not a wall: a program can switch it off.
 """
 
 from __future__ import annotations
@@ -271,24 +278,27 @@ def _load(source: object, function: object, keep: list[object]) -> tuple[str, st
 # --- putting up the walls -----------------------------------------------------------
 
 
+# --- putting up the walls -----------------------------------------------------------
+
+
 _PID_SENTINEL = 0x7EADBEEF
 
 
 class Prepared:
     """What a zygote puts up once for all its children: the shared part of the seccomp
-    filter (already on the zygote, so inherited) and a Landlock ruleset to enforce."""
+    filter (already on the zygote, so inherited), a Landlock ruleset to enforce, and
+    descriptors of the cgroup hierarchies, which its private root no longer shows."""
 
-    def __init__(self, kernel: object) -> None:
+    def __init__(self, kernel: object, cgroup_mounts: dict[str, int]) -> None:
         k = kernel
         self.status: dict[str, str] = {}
         self.ruleset_fd: int | None = None
+        self.cgroup_mounts = cgroup_mounts
         self.abi = 0
         self.base_filter = False
         try:
             rfd, self.abi = k.landlock_ruleset(min_abi=6)  # type: ignore[attr-defined]
-            # Far above the descriptors a child rearranges, so none of them lands on it.
-            self.ruleset_fd = fcntl.fcntl(rfd, fcntl.F_DUPFD_CLOEXEC, 100)
-            os.close(rfd)
+            self.ruleset_fd = _high_fd(rfd)
         except Exception as exc:
             self.status["landlock"] = f"missing: {exc}"
         base, late = k.seccomp_split(self_pid=_PID_SENTINEL)  # type: ignore[attr-defined]
@@ -301,6 +311,20 @@ class Prepared:
             # Each child then installs the whole filter itself (and reports if it cannot).
             self.child_filter = seccomp_template(k)
 
+    def kept_fds(self) -> list[int]:
+        """The zygote's descriptors a child needs until its walls are up."""
+        fds = list(self.cgroup_mounts.values())
+        if self.ruleset_fd is not None:
+            fds.append(self.ruleset_fd)
+        return sorted(fds)
+
+
+def _high_fd(fd: int) -> int:
+    """`fd` moved far above the descriptors a child rearranges, so none lands on it."""
+    high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100)
+    os.close(fd)
+    return high
+
 
 def seccomp_template(kernel: object) -> bytes:
     """The whole child filter with a placeholder for its own pid."""
@@ -309,10 +333,15 @@ def seccomp_template(kernel: object) -> bytes:
 
 
 def apply_walls(kernel: object, cfg: dict, unshare_flags: int,
-                prepared: Prepared | None = None) -> dict[str, str]:
-    """Put up every wall `cfg` asks for; returns wall -> "ok ..." or "missing: why"."""
+                prepared: Prepared | None = None,
+                shared: dict[str, str] | None = None) -> dict[str, str]:
+    """Put up every wall `cfg` asks for; returns wall -> "ok ..." or "missing: why".
+
+    `shared` holds what a zygote already put up for all its children (namespaces,
+    the private root); without it this process makes its own.
+    """
     k = kernel
-    status: dict[str, str] = {}
+    status: dict[str, str] = dict(shared or {})
 
     def attempt(name: str, fn: object) -> None:
         try:
@@ -322,15 +351,28 @@ def apply_walls(kernel: object, cfg: dict, unshare_flags: int,
             status[name] = f"missing: {exc}"
 
     root = os.geteuid() == 0
+    mounts = prepared.cgroup_mounts if prepared is not None else {}
     if cfg.get("cgroups"):
-        attempt("cgroup", lambda: k.join_cgroups(tuple(cfg["cgroups"])))
+        attempt("cgroup", lambda: k.join_cgroups(tuple(cfg["cgroups"]), mounts))
     else:
         status["cgroup"] = "missing: no cgroup directory"
-    if root:
-        attempt("namespaces", lambda: k.unshare(unshare_flags))
-    else:
-        status["namespaces"] = "missing: not root"
-    os.chdir(cfg.get("cwd") or "/")
+    for fd in mounts.values():  # they lead to the host's cgroup trees
+        os.close(fd)
+    if shared is None:
+        if root:
+            attempt("namespaces", lambda: k.unshare(unshare_flags))
+        else:
+            status["namespaces"] = "missing: not root"
+        if status["namespaces"] != "ok":
+            status["root"] = "missing: no mount namespace of its own"
+        else:
+            attempt("root", k.private_root)
+    if not status["root"].startswith("ok"):
+        os.chdir(cfg.get("cwd") or "/")
+    # The launcher (server or zygote) forks each child as the first process of a PID
+    # namespace of its own: the kernel's answer is the proof.
+    status["pid_namespace"] = ("ok" if os.getpid() == 1 else
+                               "missing: not the first process of its own PID namespace")
     attempt("rlimits", lambda: k.set_rlimits(address_space=cfg.get("memory"),
                                              cpu_seconds=cfg.get("cpu_backstop"), nproc=0))
     uid = cfg.get("uid")
@@ -387,7 +429,7 @@ def _finish_walls(walls: dict[str, str], strict: bool, chan: Channel, *,
     if not hidden:  # a zygote hides them once, before it forks
         _hide_modules()
     if hook:  # installed by `serve` once the request is in, before the program compiles
-        walls["audit_hook"] = "ok"
+        walls["audit_hook"] = "ok (a tripwire)"
     else:  # `cogolf doctor` checks that the kernel walls hold without the tripwire
         walls["audit_hook"] = "off (diagnostic run)"
     missing = sorted(name for name, st in walls.items() if st.startswith("missing"))
@@ -408,25 +450,43 @@ def _move_fds(req: int, res: int) -> None:
     os.close(b)
 
 
-def run_spawn(cfg: dict) -> None:
+class _Serve:
+    """What a walled child hands back up to the module level, which serves from there.
+
+    Every frame that held the harness's own objects (the kernel module and its libc,
+    the zygote's socket, select and poller) has returned by the time a program runs,
+    so walking frames from the program finds none of them.
+    """
+
+    def __init__(self, chan: Channel, walls: dict[str, str], hook: bool) -> None:
+        self.chan = chan
+        self.walls = walls
+        self.hook = hook
+
+    def args(self) -> tuple[Channel, dict[str, str], bool]:
+        return self.chan, self.walls, self.hook
+
+
+def run_spawn(cfg: dict) -> _Serve:
     _move_fds(int(cfg["req_fd"]), int(cfg["res_fd"]))
     kernel = _load_kernel()
     _preload()
     chan = Channel(REQ_FD, RES_FD)
+    # No CLONE_NEWPID: the server started this interpreter in a PID namespace of its own.
     flags = (kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS
-             | kernel.CLONE_NEWNS | kernel.CLONE_NEWPID)
+             | kernel.CLONE_NEWNS)
     walls = apply_walls(kernel, cfg, flags)
     hook = bool(cfg.get("audit_hook", True))
     _finish_walls(walls, bool(cfg.get("strict")), chan, hook=hook)
-    serve(chan, walls, hook)
-    _exit(0)
+    return _Serve(chan, walls, hook)
 
 
-def run_zygote(ctl_fd: int) -> None:
+def run_zygote(ctl_fd: int) -> _Serve:
     """Fork one walled child per request; never sees a program or a test.
 
     Every child is reaped as soon as it exits and the server is told, so a uid is
-    released only once nothing of its last program is left.
+    released only once nothing of its last program is left. Returns only in a
+    forked child, with what it is to serve.
     """
     import select
     import socket
@@ -435,7 +495,15 @@ def run_zygote(ctl_fd: int) -> None:
     _preload()
     sock = socket.socket(fileno=ctl_fd)
     shared: dict[str, str] = {}
+    own_pid_ns: int | None = None
+    cgroup_mounts: dict[str, int] = {}
+    devnull = os.open(os.devnull, os.O_RDWR)
     if os.geteuid() == 0:
+        cgroup_mounts = {p: _high_fd(fd) for p, fd in kernel.cgroup_mounts().items()}
+        try:
+            own_pid_ns = _high_fd(kernel.pid_namespace_fd())
+        except OSError:
+            own_pid_ns = None
         try:
             # Network, IPC, UTS and mount namespaces are made once and shared by every
             # child: the network one is empty, and children cannot create sockets anyway.
@@ -444,10 +512,19 @@ def run_zygote(ctl_fd: int) -> None:
             shared["namespaces"] = "ok"
         except Exception as exc:
             shared["namespaces"] = f"missing: {exc}"
+        if shared["namespaces"] == "ok":
+            # One empty root for every child, built before the filter forbids mounts.
+            try:
+                kernel.private_root()
+                shared["root"] = "ok"
+            except Exception as exc:
+                shared["root"] = f"missing: {exc}"
+        else:
+            shared["root"] = "missing: no mount namespace of its own"
     else:
         shared["namespaces"] = "missing: not root"
-    devnull = os.open(os.devnull, os.O_RDWR)
-    prepared = Prepared(kernel)
+        shared["root"] = "missing: not root"
+    prepared = Prepared(kernel, cgroup_mounts)
     _hide_modules()
     sock.sendall(b'{"k":"hello","walls":' + encode_value(shared).encode() + b"}")
     poller = select.poll()
@@ -473,16 +550,18 @@ def run_zygote(ctl_fd: int) -> None:
                 _exit(0)
             if not msg:
                 _exit(0)
-            pidfd = _fork_child(kernel, msg, fds, devnull, sock, shared, prepared,
-                                socket.send_fds)
-            if pidfd is not None:
-                children[pidfd[0]] = pidfd[1]
-                poller.register(pidfd[0], select.POLLIN)
+            forked = _fork_child(kernel, msg, fds, devnull, sock, shared, prepared,
+                                 socket.send_fds, own_pid_ns)
+            if _type(forked) is _Serve:
+                return forked  # in the child: up and out of every harness frame
+            if forked is not None:
+                children[forked[0]] = forked[1]
+                poller.register(forked[0], select.POLLIN)
 
 
 def _fork_child(kernel: object, msg: bytes, fds: list[int], devnull: int, sock: object,
-                shared: dict[str, str], prepared: Prepared,
-                send_fds: object) -> tuple[int, int] | None:
+                shared: dict[str, str], prepared: Prepared, send_fds: object,
+                own_pid_ns: int | None) -> tuple[int, int] | _Serve | None:
     # `send_fds` is passed in: importing socket here would put it back into sys.modules,
     # from which the zygote hid it, and every child would inherit it.
     try:
@@ -494,6 +573,13 @@ def _fork_child(kernel: object, msg: bytes, fds: list[int], devnull: int, sock: 
             os.close(fd)
         return None
     reply: dict[str, object] = {"k": "forked", "id": cfg.get("id")}
+    new_ns = False
+    if own_pid_ns is not None:
+        try:
+            kernel.children_in_new_pid_namespace()  # type: ignore[attr-defined]
+            new_ns = True
+        except OSError:
+            pass  # the child finds itself outside one and reports the wall missing
     try:
         pid = os.fork()
     except OSError as exc:
@@ -501,9 +587,11 @@ def _fork_child(kernel: object, msg: bytes, fds: list[int], devnull: int, sock: 
         reply["error"] = f"fork failed: {exc}"
     if pid == 0:
         try:
-            _zygote_child(kernel, cfg, fds, devnull, sock, shared, prepared)
-        finally:
+            return _zygote_child(kernel, cfg, fds, devnull, sock, shared, prepared)
+        except BaseException:
             _exit(70)
+    if new_ns:
+        kernel.children_in_own_pid_namespace(own_pid_ns)  # type: ignore[attr-defined]
     for fd in fds:
         os.close(fd)
     if pid < 0:
@@ -534,39 +622,39 @@ def _reap(pid: int) -> None:
 
 
 def _zygote_child(kernel: object, cfg: dict, fds: list[int], devnull: int, sock: object,
-                  shared: dict[str, str], prepared: Prepared) -> None:
+                  shared: dict[str, str], prepared: Prepared) -> _Serve:
     sock.close()  # type: ignore[attr-defined]
     os.setsid()
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     _move_fds(fds[0], fds[1])
-    keep = prepared.ruleset_fd
-    if keep is None:
-        os.closerange(RES_FD + 1, 1 << 16)
-    else:
-        os.closerange(RES_FD + 1, keep)
-        os.closerange(keep + 1, 1 << 16)
+    low = RES_FD + 1
+    for keep in prepared.kept_fds():
+        os.closerange(low, keep)
+        low = keep + 1
+    os.closerange(low, 1 << 16)
     __import__("random").seed()  # children must not share the zygote's random state
     chan = Channel(REQ_FD, RES_FD)
-    walls = apply_walls(kernel, cfg, kernel.CLONE_NEWPID, prepared)  # type: ignore[attr-defined]
-    if shared.get("namespaces", "").startswith("missing"):
-        walls["namespaces"] = shared["namespaces"]
+    walls = apply_walls(kernel, cfg, 0, prepared, shared)
     hook = bool(cfg.get("audit_hook", True))
     _finish_walls(walls, bool(cfg.get("strict")), chan, hidden=True, hook=hook)
-    serve(chan, walls, hook)
-    _exit(0)
+    return _Serve(chan, walls, hook)
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str]) -> _Serve:
     if len(argv) >= 3 and argv[1] == "zygote":
-        run_zygote(int(argv[2]))
-    elif len(argv) >= 3 and argv[1] == "spawn":
-        run_spawn(json.loads(argv[2]))
-    else:
-        sys.stderr.write("usage: child.py spawn CONFIG_JSON | child.py zygote CONTROL_FD\n")
-        _exit(2)
+        return run_zygote(int(argv[2]))
+    if len(argv) >= 3 and argv[1] == "spawn":
+        return run_spawn(json.loads(argv[2]))
+    sys.stderr.write("usage: child.py spawn CONFIG_JSON | child.py zygote CONTROL_FD\n")
+    _exit(2)
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    # Served from the module level, below which no harness frame is left.
+    try:
+        serve(*main(sys.argv).args())
+    except BaseException:
+        _exit(70)
+    _exit(0)

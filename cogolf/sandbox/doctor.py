@@ -2,6 +2,8 @@
 
 `walls` reports what the child could put up; `CHECKS` are hostile probes run
 with the audit hook switched off, so each one exercises a kernel wall alone.
+A probe holds when its call fails, except the `TRUE_WHEN_HELD` ones, which
+return whether the wall holds.
 """
 
 from __future__ import annotations
@@ -18,6 +20,14 @@ import os, sys
 def solve(check, server_pid):
     if check == "uid":
         return os.getuid() != 0 and os.geteuid() != 0
+    if check == "pid_namespace":
+        return os.getpid() == 1 and os.getppid() == 0
+    if check == "private_root":
+        return [p for p in ("/etc", "/usr", "/proc", "/tmp", "/dev") if os.path.lexists(p)] == []
+    if check == "stat_host_file":
+        return str(os.stat("/etc/passwd"))
+    if check == "stat_server_proc":
+        return str(os.stat(f"/proc/{server_pid}"))
     if check == "fork":
         os.fork()
     elif check == "posix_spawn":
@@ -43,6 +53,9 @@ def solve(check, server_pid):
 '''
 
 
+TRUE_WHEN_HELD = frozenset({"uid", "pid_namespace", "private_root"})
+
+
 @dataclass(frozen=True)
 class Check:
     name: str
@@ -51,27 +64,31 @@ class Check:
 
 CHECKS = (
     Check("uid", "setresuid to a leased unprivileged uid"),
+    Check("pid_namespace", "own PID namespace: pid 1, no parent in sight"),
+    Check("private_root", "pivot_root into an empty read-only tmpfs"),
+    Check("stat_host_file", "private root (Landlock does not cover stat)"),
+    Check("stat_server_proc", "private root (no /proc), PID namespace"),
     Check("fork", "seccomp, RLIMIT_NPROC, pids cgroup"),
     Check("posix_spawn", "seccomp, RLIMIT_NPROC, pids cgroup"),
     Check("thread", "seccomp, pids cgroup"),
-    Check("read_etc_passwd", "Landlock"),
-    Check("list_root", "Landlock"),
-    Check("read_server_proc", "Landlock, non-dumpable uid"),
-    Check("write_file", "Landlock, RLIMIT_FSIZE"),
+    Check("read_etc_passwd", "private root, Landlock"),
+    Check("list_root", "Landlock (the root is empty anyway)"),
+    Check("read_server_proc", "private root, PID namespace, Landlock, non-dumpable uid"),
+    Check("write_file", "private read-only root, Landlock, RLIMIT_FSIZE"),
     Check("signal_server", "seccomp, Landlock signal scope, uid"),
     Check("signal_all", "seccomp, Landlock signal scope, uid"),
-    Check("network", "Landlock here; the empty network namespace is listed above"),
+    Check("network", "private root here; the empty network namespace is listed above"),
 )
 
 
 async def examine(sb: BaseSandbox) -> dict[str, Any]:
     """Run the probes; each check is held when the probe call did not return normally
-    (or, for `uid`, returned true)."""
+    (or, for `TRUE_WHEN_HELD`, returned true)."""
     calls = [[c.name, os.getpid()] for c in CHECKS]
     result = await sb.diagnose(PROBE, calls)
     checks = []
     for check, res in zip(CHECKS, result.results, strict=False):
-        if check.name == "uid":
+        if check.name in TRUE_WHEN_HELD:
             held = res.status is CallStatus.OK and res.value is True
         else:
             held = res.status is not CallStatus.OK

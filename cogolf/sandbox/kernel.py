@@ -24,6 +24,13 @@ _LIBC.prctl.restype = ctypes.c_int
 _LIBC.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
 _LIBC.unshare.restype = ctypes.c_int
 _LIBC.unshare.argtypes = [ctypes.c_int]
+_LIBC.setns.restype = ctypes.c_int
+_LIBC.setns.argtypes = [ctypes.c_int, ctypes.c_int]
+_LIBC.mount.restype = ctypes.c_int
+_LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
+                        ctypes.c_char_p]
+_LIBC.umount2.restype = ctypes.c_int
+_LIBC.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 
 IS_X86_64 = platform.machine() in ("x86_64", "AMD64")
 
@@ -31,12 +38,21 @@ SYS_LANDLOCK_CREATE_RULESET = 444  # these three are the same number on every ar
 SYS_LANDLOCK_ADD_RULE = 445
 SYS_LANDLOCK_RESTRICT_SELF = 446
 SYS_SECCOMP = 317
+SYS_PIVOT_ROOT = 155
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWPID = 0x20000000
+
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REC = 0x4000
+MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
 
 PR_SET_NO_NEW_PRIVS = 38
 PR_GET_SECCOMP = 21
@@ -63,6 +79,44 @@ def _check(wall: str, rc: int) -> int:
 
 def unshare(flags: int) -> None:
     _check("namespaces", _LIBC.unshare(flags))
+
+
+def pid_namespace_fd() -> int:
+    """A descriptor of this process's own PID namespace, the way back for
+    `children_in_own_pid_namespace`."""
+    return os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+
+
+def children_in_new_pid_namespace() -> None:
+    """Make the next child this thread forks the first process (pid 1) of a new PID
+    namespace; `children_in_own_pid_namespace` undoes it for the children after."""
+    _check("pid_namespace", _LIBC.unshare(CLONE_NEWPID))
+
+
+def children_in_own_pid_namespace(own_ns_fd: int) -> None:
+    # A second unshare(CLONE_NEWPID) is refused while the first is pending, so the
+    # way back is setns to the namespace this thread itself runs in.
+    _check("pid_namespace", _LIBC.setns(own_ns_fd, CLONE_NEWPID))
+
+
+def private_root() -> None:
+    """Make an empty, read-only tmpfs the root of this (already private) mount namespace.
+
+    Mounted over the current directory, swapped in with pivot_root and the old root
+    detached: afterwards no path leads to a host file, so stat, inotify and path
+    walks find nothing. Nothing is bound in: by the time this runs the interpreter
+    has loaded everything it will use, and Landlock denies reading files anyway.
+    Needs CAP_SYS_ADMIN in the mount namespace; leaves the cwd at the new root.
+    """
+    here = os.getcwd().encode()
+    _check("root", _LIBC.mount(None, b"/", None, MS_REC | MS_PRIVATE, None))
+    _check("root", _LIBC.mount(b"cogolf-root", here, b"tmpfs",
+                               MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                               b"size=4k,nr_inodes=1,mode=0111"))
+    os.chdir(here)  # into the new mount, which now hides the directory below it
+    _check("root", _LIBC.syscall(ctypes.c_long(SYS_PIVOT_ROOT), b".", b"."))
+    _check("root", _LIBC.umount2(b".", MNT_DETACH))  # the old root, stacked on top
+    os.chdir("/")
 
 
 def no_new_privs() -> None:
@@ -257,12 +311,13 @@ def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
 
 
 # Denied per forked child rather than in the fork server's own filter: the child
-# still needs them between fork and its last wall (uid drop, PID namespace), and the
-# server needs pidfd_open for each child it forks.
+# still needs them between fork and its last wall (uid drop), and the server needs
+# pidfd_open for each child it forks and unshare/setns to fork it into a PID namespace
+# of its own.
 _CHILD_STAGE = {
     "setuid": 105, "setgid": 106, "setreuid": 113, "setregid": 114, "setresuid": 117,
     "setresgid": 119, "setgroups": 116, "setfsuid": 122, "setfsgid": 123, "unshare": 272,
-    "pidfd_open": 434,
+    "setns": 308, "pidfd_open": 434,
 }
 
 
@@ -395,11 +450,48 @@ def drop_uid(uid: int) -> None:
         raise WallError("uid", "uid did not change")
 
 
-def join_cgroups(dirs: tuple[str, ...]) -> None:
-    """Move this process into each cgroup directory (its `cgroup.procs`)."""
+def cgroup_mounts() -> dict[str, int]:
+    """Each cgroup hierarchy's mount point -> a descriptor of it (O_PATH).
+
+    A process whose root is private can still join cgroups through these: a path
+    below a mount point is opened relative to its descriptor, which outlives the
+    detached host root. The descriptors lead to the host: close them before any
+    program runs.
+    """
+    fds: dict[str, int] = {}
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return fds
+    for line in lines:
+        before, _, after = line.partition(" - ")
+        fields = before.split()
+        if len(fields) < 5 or after.split(" ", 1)[0] not in ("cgroup", "cgroup2"):
+            continue
+        point = fields[4].replace("\\040", " ")
+        try:
+            fds[point] = os.open(point, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            continue
+    return fds
+
+
+def _open_procs(d: str, mounts: dict[str, int] | None) -> int:
+    flags = os.O_WRONLY | os.O_CLOEXEC
+    for point, mfd in (mounts or {}).items():
+        if d.startswith(point.rstrip("/") + "/"):
+            rel = os.path.relpath(os.path.join(d, "cgroup.procs"), point)
+            return os.open(rel, flags, dir_fd=mfd)
+    return os.open(os.path.join(d, "cgroup.procs"), flags)
+
+
+def join_cgroups(dirs: tuple[str, ...], mounts: dict[str, int] | None = None) -> None:
+    """Move this process into each cgroup directory (its `cgroup.procs`), through the
+    descriptors of `cgroup_mounts` where one covers the directory."""
     pid = str(os.getpid()).encode()
     for d in dirs:
-        fd = os.open(os.path.join(d, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC)
+        fd = _open_procs(d, mounts)
         try:
             os.write(fd, pid)
         except OSError as exc:

@@ -23,6 +23,24 @@ BYSTANDER = "def solve(a, b):\n    return [a * b, str(a) + str(b)]\n"
 BYSTANDER_CALLS = [[i, i + 1] for i in range(6)]
 BYSTANDER_EXPECT = [[i * (i + 1), f"{i}{i + 1}"] for i in range(6)]
 TARGET = "/tmp/cogolf-hostile-target"  # what write attempts aim at; must never appear
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Switches the audit hook off the way a program can (it is a tripwire, not a wall) and
+# finds the harness's ctypes through the class tree, which no hiding can prune.
+HOOK_OFF_WITH_LIBC = """
+import sys
+hook = sys.modules['__main__']._audit_hook
+hook.__defaults__ = ((), frozenset(), 0) + hook.__defaults__[3:]
+def _cdll():
+    todo, seen = [object], set()
+    while todo:
+        c = todo.pop()
+        if id(c) not in seen:
+            seen.add(id(c))
+            if c.__name__ == 'CDLL':
+                return c
+            todo.extend(type.__subclasses__(c))
+libc = _cdll()(None)
+"""
 
 
 @dataclass(frozen=True)
@@ -159,6 +177,97 @@ return _posixsubprocess.fork_exec(['/bin/true'], [b'/bin/true'], True, (), None,
         expect=(S.ERROR,),
     ),
     Case("list_root", fn("return os.listdir('/')"), expect=(S.ERROR,)),
+    # --- seeing what is not ours: the root is private and empty
+    Case(
+        "stat_etc_shadow",
+        fn("return str(os.stat('/etc/shadow'))"),
+        expect=(S.ERROR,),
+        detail="FileNotFoundError",
+    ),
+    Case(
+        "stat_reference", fn("return str(os.stat(args[1]))"), expect=(S.ERROR,),
+        detail="FileNotFoundError",
+    ),
+    Case(
+        "stat_reference_folder",
+        fn("return str(os.stat(os.path.dirname(args[1])))"),
+        expect=(S.ERROR,),
+        detail="FileNotFoundError",
+    ),
+    Case(
+        "stat_repository",
+        fn(f"return str(os.stat({os.path.join(REPOSITORY, 'references')!r}))"),
+        expect=(S.ERROR,),
+        detail="FileNotFoundError",
+    ),
+    Case(
+        "stat_server_proc",
+        fn("return str(os.stat(f'/proc/{args[0]}'))"),
+        expect=(S.ERROR,),
+        detail="FileNotFoundError",
+    ),
+    Case(
+        "root_is_empty",
+        fn("""
+names = ('etc', 'usr', 'proc', 'sys', 'dev', 'tmp', 'home', 'root', 'bin', 'lib', 'run', 'var')
+return [os.stat('/').st_nlink, [n for n in names if os.path.lexists('/' + n)], os.getcwd()]"""),
+        expect=(S.OK,),
+        value=[2, [], "/"],
+    ),
+    Case(
+        "walk_up_from_cwd",
+        fn("return str(os.stat('../../../../etc/passwd'))"),
+        expect=(S.ERROR,),
+        detail="FileNotFoundError",
+    ),
+    Case(
+        "inotify_on_host_dirs_hook_off",
+        HOOK_OFF_WITH_LIBC
+        + fn(f"""
+fd = libc.inotify_init()
+paths = ['/', '/etc', '/tmp', os.path.dirname(args[1]), {REPOSITORY!r}]
+return [fd >= 0, [libc.inotify_add_watch(fd, p.encode(), 0xfff) for p in paths]]"""),
+        expect=(S.OK,),
+        value=[True, [-1] * 5],
+    ),
+    Case(
+        "libc_mount_unshare_chroot_hook_off",
+        HOOK_OFF_WITH_LIBC
+        + fn("""
+return [libc.mount(b'none', b'/', b'tmpfs', 0, None), libc.unshare(0x20020000),
+        libc.chroot(b'/'), libc.umount2(b'/', 2), libc.setns(0, 0),
+        libc.open(b'/etc/passwd', 0), libc.socket(2, 1, 0)]"""),
+        expect=(S.OK,),
+        value=[-1] * 7,
+    ),
+    Case(
+        "write_hook_off",
+        HOOK_OFF_WITH_LIBC + fn(f"open('{TARGET}', 'w').write('x')\nreturn 1"),
+        expect=(S.ERROR,),
+    ),
+    Case(
+        "descriptors_beyond_the_protocol",
+        fn("""
+open_fds = []
+for fd in range(1024):
+    try:
+        os.fstat(fd)
+        open_fds.append(fd)
+    except OSError:
+        pass
+return open_fds"""),
+        expect=(S.OK,),
+        value=[0, 1, 2, 3, 4],
+    ),
+    # --- seeing other processes: a PID namespace of its own, no /proc
+    Case("own_pid_namespace", fn("return [os.getpid(), os.getppid()]"), expect=(S.OK,),
+         value=[1, 0]),
+    Case(
+        "proc_of_host_pids",
+        fn("return [n for n in (1, 2, args[0]) if os.path.lexists(f'/proc/{n}')]"),
+        expect=(S.OK,),
+        value=[],
+    ),
     Case("list_proc", fn("return os.listdir('/proc')"), expect=(S.ERROR,)),
     Case(
         "read_own_source_dir",
@@ -466,3 +575,56 @@ def _spinning_del(runner: Runner, case: Case) -> None:
     r = runner.batch(case.source, [["raise"], ["x"], ["raise"], ["x"]], limits=LIMITS)
     assert [c.status for c in r.results] == [S.ERROR, S.OK, S.ERROR, S.OK], r
     assert r.results[0].detail == "E"
+
+
+# Everything reachable from the program's frames (locals, globals, builtins, what they
+# hold, functions' globals, closures and defaults, objects' attributes, the modules in
+# sys.modules), searched for the harness's own syscall and socket objects.
+FRAME_WALK = '''
+import sys, types
+HARNESS = {"ctypes", "_ctypes", "socket", "_socket", "select", "selectors", "kernel"}
+def solve():
+    f = sys._getframe()
+    todo, seen, found = [], set(), set()
+    while f is not None:
+        todo += [f.f_locals, f.f_globals, f.f_builtins]
+        f = f.f_back
+    todo.append(sys.modules)
+    steps = 0
+    while todo and steps < 400000:
+        o = todo.pop()
+        steps += 1
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        kind = type(o)
+        if kind is types.ModuleType:
+            if o.__name__.partition(".")[0] in HARNESS:
+                found.add("module " + o.__name__)
+            todo.append(vars(o))
+            continue
+        if getattr(kind, "__module__", "") in HARNESS:
+            found.add("object of " + kind.__module__ + "." + kind.__name__)
+        if kind is dict:
+            todo.extend(o.values())
+        elif kind in (list, tuple, set, frozenset):
+            todo.extend(o)
+        elif kind is types.FunctionType:
+            todo += [o.__globals__, o.__defaults__ or (), o.__kwdefaults__ or {}]
+            todo.extend(c.cell_contents for c in o.__closure__ or () if c.cell_contents
+                        is not None)
+        elif kind in (types.BuiltinFunctionType, types.MethodType):
+            todo.append(getattr(o, "__self__", None))
+        elif isinstance(o, type):
+            continue
+        elif hasattr(o, "__dict__") and type(o.__dict__) is dict:
+            todo.append(o.__dict__)
+    return [sorted(found), steps > 1000]
+'''
+
+
+def test_frames_lead_to_no_harness_object(runner: Runner) -> None:
+    r = runner.batch(FRAME_WALK, limits=Limits(cpu_seconds_per_call=5.0,
+                                               wall_seconds_per_batch=10.0))
+    assert r.results[0].status is S.OK, r
+    assert r.results[0].value == [[], True], r

@@ -150,13 +150,16 @@ def _cogolf(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
 
 
 def test_doctor_lists_every_wall_and_they_hold() -> None:
-    out = _cogolf("doctor", "--sandbox", "fork", "--json")
+    out = _cogolf("doctor", "--json")
     report = json.loads(out.stdout)
-    (sb,) = report["sandboxes"]
-    for wall in ("namespaces", "cgroup", "rlimits", "uid", "no_new_privs", "landlock",
-                 "seccomp"):
-        assert wall in sb["walls"]
-    assert {c["check"] for c in sb["checks"]} >= {"fork", "list_root", "signal_server"}
+    assert [sb["mode"] for sb in report["sandboxes"]] == ["fork", "spawn"]
+    for sb in report["sandboxes"]:
+        for wall in ("namespaces", "root", "pid_namespace", "cgroup", "rlimits", "uid",
+                     "no_new_privs", "landlock", "seccomp"):
+            assert wall in sb["walls"]
+        assert {c["check"] for c in sb["checks"]} >= {
+            "fork", "list_root", "signal_server", "pid_namespace", "private_root",
+            "stat_host_file", "stat_server_proc"}
     if os.geteuid() == 0:
         assert report["healthy"], report
         assert out.returncode == 0
