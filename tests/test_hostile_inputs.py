@@ -19,12 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cogolf import safeio
-from cogolf.commit0.layout import SubmissionError, overlay_submission
-from cogolf.golf.holes import load_holes
-from cogolf.golf.play import judge_attempts, run_attempt
-from cogolf.golf.runners.base import RunLimits
-from cogolf.golf.runners.python_process import ProcessPythonRunner
-from cogolf.project.reports import PARSERS, ReportError, parse_report
+from cogolf.evaluation.reports import PARSERS, ReportError, parse_report
+from cogolf.games.commit0.layout import SubmissionError, overlay_submission
+from cogolf.games.golf.holes import load_holes
+from cogolf.games.golf.play import judge_attempts, run_attempt
+from cogolf.games.golf.runners.base import RunLimits
+from cogolf.games.golf.runners.python_process import ProcessPythonRunner
 
 REPO = Path(__file__).resolve().parents[1]
 SOLUTIONS = REPO / "tests" / "golf" / "solutions"
@@ -242,7 +242,7 @@ def test_fuzzed_reports_parse_or_raise_report_error(fmt: str, data: bytes) -> No
 def test_fuzzed_golf_result_files_are_read_or_refused(
     tmp_path_factory: pytest.TempPathFactory, depth: int, opener: bytes
 ) -> None:
-    from cogolf.golf.results import ResultError, read_result
+    from cogolf.games.golf.results import ResultError, read_result
 
     path = tmp_path_factory.mktemp("r") / "x.json"
     path.write_bytes(opener * depth)

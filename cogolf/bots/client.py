@@ -27,7 +27,7 @@ from cogolf.bots.policy import Policy, complete_play
 from cogolf.bots.scripted import baseline_play
 from cogolf.deck import DEFAULT_DECK, DeckError, PublicDeck, load_public
 from cogolf.engine.intake import Accepted, Rejected, accept, encode_play
-from cogolf.golf.solo import accept_submission, as_submission
+from cogolf.games.golf.solo import accept_submission, as_submission
 
 log = structlog.get_logger("cogolf.bot")
 

@@ -8,11 +8,11 @@ import json
 import sys
 from pathlib import Path
 
-from cogolf.commit0.layout import SourceError
-from cogolf.commit0.prepare import prepare
-from cogolf.commit0.results import ResultError, commit0_table, load_records
-from cogolf.commit0.score import score_submission
-from cogolf.commit0.task import DEFAULT_TIME_LIMIT_SECONDS, TaskError, load_task
+from cogolf.games.commit0.layout import SourceError
+from cogolf.games.commit0.prepare import prepare
+from cogolf.games.commit0.results import ResultError, commit0_table, load_records
+from cogolf.games.commit0.score import score_submission
+from cogolf.games.commit0.task import DEFAULT_TIME_LIMIT_SECONDS, TaskError, load_task
 from cogolf.logs import configure
 
 

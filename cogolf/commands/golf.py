@@ -12,16 +12,22 @@ from pathlib import Path
 import msgspec
 
 from cogolf.bots.policy import PolicyError, builtin_names, load_policy
-from cogolf.golf import leaderboard, live, tables
-from cogolf.golf.bench import bench
-from cogolf.golf.courses import COURSES, get_course
-from cogolf.golf.holes import ROOT, GolfDataError, load_holes
-from cogolf.golf.play import SubmissionError, read_submissions, score_course
-from cogolf.golf.results import ResultError, check_model, new_result, read_results, write_result
-from cogolf.golf.runners.base import DEFAULT_LIMITS, RunLimits
-from cogolf.golf.settings import GolfSettings
-from cogolf.golf.toolchains import ToolchainError
-from cogolf.golf.wire import (
+from cogolf.games.golf import leaderboard, live, tables
+from cogolf.games.golf.bench import bench
+from cogolf.games.golf.courses import COURSES, get_course
+from cogolf.games.golf.holes import ROOT, GolfDataError, load_holes
+from cogolf.games.golf.play import SubmissionError, read_submissions, score_course
+from cogolf.games.golf.results import (
+    ResultError,
+    check_model,
+    new_result,
+    read_results,
+    write_result,
+)
+from cogolf.games.golf.runners.base import DEFAULT_LIMITS, RunLimits
+from cogolf.games.golf.settings import GolfSettings
+from cogolf.games.golf.toolchains import ToolchainError
+from cogolf.games.golf.wire import (
     DEFAULT_HOLE_DEADLINE_SECONDS,
     DEFAULT_MODEL,
     DEFAULT_RETRY_DEADLINE_SECONDS,

@@ -8,16 +8,16 @@ import json
 import sys
 from pathlib import Path
 
-from cogolf.logs import configure
-from cogolf.project.attempt import ingest, run_attempt
-from cogolf.project.results import (
+from cogolf.games.project.attempt import ingest, run_attempt
+from cogolf.games.project.results import (
     ATTEMPTS_PER_TASK,
     AttemptResult,
     ResultError,
     load_records,
     project_table,
 )
-from cogolf.project.task import TaskError, load_task
+from cogolf.games.project.task import TaskError, load_task
+from cogolf.logs import configure
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

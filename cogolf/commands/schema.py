@@ -8,7 +8,7 @@ import json
 import msgspec
 
 from cogolf import messages as m
-from cogolf.golf import wire as golf
+from cogolf.games.golf import wire as golf
 
 
 def register(sub: argparse._SubParsersAction) -> None:

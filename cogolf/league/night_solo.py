@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cogolf.golf.courses import COURSES
-from cogolf.golf.runners.base import DEFAULT_LIMITS
+from cogolf.games.golf.courses import COURSES
+from cogolf.games.golf.runners.base import DEFAULT_LIMITS
+from cogolf.games.project.results import ATTEMPTS_PER_TASK
 from cogolf.league.nightfields import Reader, error, resolve
 from cogolf.league.tomllines import Path as KeyPath
-from cogolf.project.results import ATTEMPTS_PER_TASK
 
 SOLO_GAMES = ("golf", "commit0", "project")
 GOLF_FIELDS = ("courses", "per_test_seconds", "per_hole_seconds")

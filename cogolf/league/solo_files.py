@@ -26,15 +26,15 @@ from typing import Any
 
 import msgspec
 
-from cogolf.commit0.results import Commit0Record
-from cogolf.commit0.results import ResultError as Commit0ResultError
-from cogolf.commit0.results import read_record as read_commit0_record
-from cogolf.golf.results import ResultDoc, ResultError, file_name, read_result
+from cogolf.games.commit0.results import Commit0Record
+from cogolf.games.commit0.results import ResultError as Commit0ResultError
+from cogolf.games.commit0.results import read_record as read_commit0_record
+from cogolf.games.golf.results import ResultDoc, ResultError, file_name, read_result
+from cogolf.games.project.results import AttemptRecord
+from cogolf.games.project.results import ResultError as ProjectResultError
+from cogolf.games.project.results import read_record as read_project_record
 from cogolf.league import safejson
 from cogolf.league.proof import unsigned_reason
-from cogolf.project.results import AttemptRecord
-from cogolf.project.results import ResultError as ProjectResultError
-from cogolf.project.results import read_record as read_project_record
 
 VOID_DIR = "void"
 VOID_FORMAT = "cogolf-solo-void"

@@ -13,17 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cogolf import safeio
-from cogolf.commit0.task import Commit0Task
-from cogolf.commit0.task import TaskError as Commit0TaskError
-from cogolf.commit0.task import load_task as load_commit0_task
-from cogolf.golf.courses import get_course
-from cogolf.golf.runners.base import RunLimits
-from cogolf.golf.toolchains import ToolchainError
+from cogolf.games.commit0.task import Commit0Task
+from cogolf.games.commit0.task import TaskError as Commit0TaskError
+from cogolf.games.commit0.task import load_task as load_commit0_task
+from cogolf.games.golf.courses import get_course
+from cogolf.games.golf.runners.base import RunLimits
+from cogolf.games.golf.toolchains import ToolchainError
+from cogolf.games.project.task import ProjectTask
+from cogolf.games.project.task import TaskError as ProjectTaskError
+from cogolf.games.project.task import load_task as load_project_task
 from cogolf.league.night import Night
 from cogolf.league.night_solo import task_name_problem
-from cogolf.project.task import ProjectTask
-from cogolf.project.task import TaskError as ProjectTaskError
-from cogolf.project.task import load_task as load_project_task
 
 TASKS_DIR = "tasks"  # prepared Commit-0 tasks, kept apart from the result files
 

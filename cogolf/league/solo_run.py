@@ -23,18 +23,22 @@ from typing import Any
 import msgspec
 import structlog
 
-from cogolf.commit0.layout import SourceError
-from cogolf.commit0.prepare import prepare
-from cogolf.commit0.results import ResultError as Commit0ResultError
-from cogolf.commit0.score import score_submission
-from cogolf.commit0.task import Commit0Task
-from cogolf.commit0.task import TaskError as Commit0TaskError
-from cogolf.commit0.task import load_task as load_commit0_task
-from cogolf.golf.courses import get_course
-from cogolf.golf.holes import HoleSet, load_holes
-from cogolf.golf.play import SubmissionError, read_submissions, score_course
-from cogolf.golf.results import ResultError, new_result, write_result
-from cogolf.golf.runners.base import Runner
+from cogolf.games.commit0.layout import SourceError
+from cogolf.games.commit0.prepare import prepare
+from cogolf.games.commit0.results import ResultError as Commit0ResultError
+from cogolf.games.commit0.score import score_submission
+from cogolf.games.commit0.task import Commit0Task
+from cogolf.games.commit0.task import TaskError as Commit0TaskError
+from cogolf.games.commit0.task import load_task as load_commit0_task
+from cogolf.games.golf.courses import get_course
+from cogolf.games.golf.holes import HoleSet, load_holes
+from cogolf.games.golf.play import SubmissionError, read_submissions, score_course
+from cogolf.games.golf.results import ResultError, new_result, write_result
+from cogolf.games.golf.runners.base import Runner
+from cogolf.games.project.attempt import run_attempt
+from cogolf.games.project.results import ResultError as ProjectResultError
+from cogolf.games.project.scoring import AttemptStatus
+from cogolf.games.project.task import ProjectTask
 from cogolf.league.night import Night
 from cogolf.league.proof import night_key, sign_file, unsigned_reason
 from cogolf.league.solo_files import (
@@ -46,10 +50,6 @@ from cogolf.league.solo_files import (
     void_path,
 )
 from cogolf.league.solo_plan import TASKS_DIR, SoloJob, SoloPlan
-from cogolf.project.attempt import run_attempt
-from cogolf.project.results import ResultError as ProjectResultError
-from cogolf.project.scoring import AttemptStatus
-from cogolf.project.task import ProjectTask
 
 log = structlog.get_logger("cogolf.league")
 

@@ -16,13 +16,13 @@ from typing import Any
 
 import msgspec
 
-from cogolf.commit0.results import Commit0Record, commit0_table
-from cogolf.commit0.results import ResultError as Commit0ResultError
-from cogolf.golf.leaderboard import combined_board, course_board
+from cogolf.games.commit0.results import Commit0Record, commit0_table
+from cogolf.games.commit0.results import ResultError as Commit0ResultError
+from cogolf.games.golf.leaderboard import combined_board, course_board
+from cogolf.games.project.results import ATTEMPTS_PER_TASK, AttemptRecord, project_table
+from cogolf.games.project.results import ResultError as ProjectResultError
 from cogolf.league.records import Manifest
 from cogolf.league.solo_files import SoloRecords, SoloVoid
-from cogolf.project.results import ATTEMPTS_PER_TASK, AttemptRecord, project_table
-from cogolf.project.results import ResultError as ProjectResultError
 
 DECIMALS = 6
 

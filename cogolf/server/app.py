@@ -23,9 +23,9 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cogolf import messages as m
-from cogolf.golf.hosted import HostedGolfMatch
+from cogolf.games.cogolf.hosted import HostedMatch
+from cogolf.games.golf.hosted import HostedGolfMatch
 from cogolf.server.disclosure import JournalStream, View, served_journal
-from cogolf.server.hosted import HostedMatch
 from cogolf.server.registry import CreateMatch, Registry, RequestError
 
 log = structlog.get_logger("cogolf.server")

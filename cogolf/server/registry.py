@@ -2,7 +2,7 @@
 
 All state lives under the data directory, so a server killed at any moment and
 started again on the same directory finds every match it had. A request with
-`game: "golf"` is handed to the golf package (`cogolf.golf.hosted`), which hosts
+`game: "golf"` is handed to the golf package (`cogolf.games.golf.hosted`), which hosts
 a one-seat match behind the same endpoints.
 """
 
@@ -23,15 +23,15 @@ import structlog
 from cogolf.deck import Deck
 from cogolf.engine import rules
 from cogolf.engine.match import MatchConfig
-from cogolf.golf.settings import GolfSettings
+from cogolf.games.cogolf.hosted import HostedMatch, MatchMeta, load_meta, token_hash
+from cogolf.games.golf.settings import GolfSettings
 from cogolf.matchid import MatchIdError, check_match_id, is_match_id, new_match_id
 from cogolf.replay import ReplayError, read_replay
 from cogolf.sandbox.api import Sandbox
-from cogolf.server.hosted import HostedMatch, MatchMeta, load_meta, token_hash
 from cogolf.text import clip
 
 if TYPE_CHECKING:
-    from cogolf.golf.hosted import HostedGolfMatch
+    from cogolf.games.golf.hosted import HostedGolfMatch
 
 log = structlog.get_logger("cogolf.server")
 
@@ -164,7 +164,7 @@ class Registry:
         return hosted, tokens
 
     def _create_golf(self, req: CreateMatch) -> tuple[HostedGolfMatch, list[str]]:
-        from cogolf.golf.hosted import create_golf_match
+        from cogolf.games.golf.hosted import create_golf_match
 
         match_id = self._new_match_id(req.match_id)
         try:
@@ -180,7 +180,7 @@ class Registry:
 
     def _resume_golf(self, path: Path) -> bool:
         """Host a persisted golf match again; True when it was started (unfinished)."""
-        from cogolf.golf.hosted import host_persisted
+        from cogolf.games.golf.hosted import host_persisted
 
         hosted = host_persisted(path, self, self.golf)
         if hosted is None:
@@ -206,7 +206,7 @@ class Registry:
     def resume_all(self) -> list[str]:
         """Host again every persisted match; start the unfinished ones. Returns their ids."""
         resumed = []
-        from cogolf.golf.hosted import is_golf_meta
+        from cogolf.games.golf.hosted import is_golf_meta
 
         for path in sorted(self.meta_dir.glob("*.json")):
             problem = _meta_id_problem(path)

@@ -16,11 +16,11 @@ import uvicorn
 
 from cogolf.deck import Deck
 from cogolf.engine import rules
-from cogolf.golf.settings import GolfSettings
+from cogolf.games.cogolf.hosted import HostedMatch
+from cogolf.games.golf.settings import GolfSettings
 from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.api import Sandbox
 from cogolf.server.app import create_app
-from cogolf.server.hosted import HostedMatch
 from cogolf.server.registry import CreateMatch, Registry
 
 

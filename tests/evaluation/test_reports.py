@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cogolf.project.reports import Outcome, ReportError, parse_report
+from cogolf.evaluation.reports import Outcome, ReportError, parse_report
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "reports"
 

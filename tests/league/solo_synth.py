@@ -14,9 +14,9 @@ from pathlib import Path
 
 import msgspec
 
-from cogolf.commit0.results import Commit0Result
-from cogolf.golf.results import ResultDoc, write_result
-from cogolf.golf.scoring import CourseTotals
+from cogolf.games.commit0.results import Commit0Result
+from cogolf.games.golf.results import ResultDoc, write_result
+from cogolf.games.golf.scoring import CourseTotals
 from cogolf.league.records import Manifest, ManifestEntrant, ManifestSolo
 from cogolf.league.solo_files import result_path
 

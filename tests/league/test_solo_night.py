@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cogolf.commit0.stubber import stub_source
+from cogolf.games.commit0.stubber import stub_source
 
 REPO = Path(__file__).resolve().parents[2]
 GOLF_SOLUTIONS = REPO / "tests" / "golf" / "solutions" / "python"

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from cogolf import messages as m
+from cogolf.games.cogolf.hosted import journal_prefix
 from cogolf.replay import ReplayError, read_replay
 from cogolf.scorecard import render
-from cogolf.server.hosted import journal_prefix
 from cogolf.verify import FREE_INPUTS, VerifyError
 from tests.replay.helpers import DECK
 

@@ -14,9 +14,9 @@ import sys
 
 import pytest
 
+from cogolf.games.cogolf.hosted import journal_prefix
 from cogolf.replay import ReplayError, read_replay
 from cogolf.scorecard import render
-from cogolf.server.hosted import journal_prefix
 from cogolf.verify import VerifyError
 from tests.replay.helpers import DECK, edit, index_of, lines_of, write_lines
 

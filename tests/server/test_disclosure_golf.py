@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import websockets
 
-from tests.golf.live_helpers import golf_server, recv
+from tests.games.golf.live_helpers import golf_server, recv
 
 ADMIN = "adm-golf-token-77"
 MODEL = "Model-Secret-4b2"

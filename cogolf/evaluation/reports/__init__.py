@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cogolf import safeio
-from cogolf.project.reports.dart import parse_dart_json
-from cogolf.project.reports.gotest import parse_go_test_json
-from cogolf.project.reports.junit import parse_junit_xml
-from cogolf.project.reports.model import MAX_REPORT_BYTES, Outcome, ReportError, TestReport
+from cogolf.evaluation.reports.dart import parse_dart_json
+from cogolf.evaluation.reports.gotest import parse_go_test_json
+from cogolf.evaluation.reports.junit import parse_junit_xml
+from cogolf.evaluation.reports.model import MAX_REPORT_BYTES, Outcome, ReportError, TestReport
 
 PARSERS: dict[str, Callable[[bytes], TestReport]] = {
     "junit": parse_junit_xml,

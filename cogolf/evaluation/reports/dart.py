@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cogolf.project.reports.model import Outcome, TestReport, check_size, json_lines, worst
+from cogolf.evaluation.reports.model import Outcome, TestReport, check_size, json_lines, worst
 
 
 @dataclass

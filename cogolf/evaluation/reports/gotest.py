@@ -10,7 +10,7 @@ package without a final `pass`/`fail`/`skip` event marks the run incomplete.
 
 from __future__ import annotations
 
-from cogolf.project.reports.model import Outcome, TestReport, check_size, json_lines, worst
+from cogolf.evaluation.reports.model import Outcome, TestReport, check_size, json_lines, worst
 
 _TERMINAL = {"pass": Outcome.PASSED, "fail": Outcome.FAILED, "skip": Outcome.SKIPPED}
 

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 import defusedxml  # type: ignore[import-untyped]
 import defusedxml.ElementTree as SafeET  # type: ignore[import-untyped]
 
-from cogolf.project.reports.model import Outcome, ReportError, TestReport, check_size, worst
+from cogolf.evaluation.reports.model import Outcome, ReportError, TestReport, check_size, worst
 
 MAX_SUITE_NAMES = 64  # innermost enclosing suite names kept (only the innermost is used)
 

@@ -15,7 +15,16 @@ from pathlib import Path
 
 import structlog
 
-from cogolf.commit0.layout import (
+from cogolf.evaluation.pyenv import (
+    PythonEnv,
+    build_toolbox,
+    create_env,
+    install,
+    shared_tempdir,
+)
+from cogolf.evaluation.reports import Outcome
+from cogolf.evaluation.walled import Walls, run_evaluator
+from cogolf.games.commit0.layout import (
     Layout,
     SourceError,
     detect_layout,
@@ -23,18 +32,9 @@ from cogolf.commit0.layout import (
     library_files,
     module_name,
 )
-from cogolf.commit0.stubber import STUB_MARK, stub_source
-from cogolf.commit0.suite import run_suite
-from cogolf.commit0.task import DEFAULT_TIME_LIMIT_SECONDS, Commit0Task
-from cogolf.project.pyenv import (
-    PythonEnv,
-    build_toolbox,
-    create_env,
-    install,
-    shared_tempdir,
-)
-from cogolf.project.reports import Outcome
-from cogolf.project.walled import Walls, run_evaluator
+from cogolf.games.commit0.stubber import STUB_MARK, stub_source
+from cogolf.games.commit0.suite import run_suite
+from cogolf.games.commit0.task import DEFAULT_TIME_LIMIT_SECONDS, Commit0Task
 
 log = structlog.get_logger(__name__)
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cogolf.project.pyenv import world_accessible
-from cogolf.project.walled import Walls, run_evaluator
+from cogolf.evaluation.pyenv import world_accessible
+from cogolf.evaluation.walled import Walls, run_evaluator
 
 QUALITY_SECONDS = 180.0
 _MYPY_ERROR = re.compile(rb"^[^\n]*:\d+(:\d+)?: error: ", re.M)

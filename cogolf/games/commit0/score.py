@@ -17,13 +17,13 @@ from pathlib import Path
 
 import structlog
 
-from cogolf.commit0.layout import SubmissionError, overlay_submission
-from cogolf.commit0.quality import run_mypy, run_ruff
-from cogolf.commit0.results import Commit0Result
-from cogolf.commit0.suite import run_suite
-from cogolf.commit0.task import Commit0Task
-from cogolf.project.pyenv import build_toolbox, create_env, install, shared_tempdir
-from cogolf.project.reports import Outcome, TestReport
+from cogolf.evaluation.pyenv import build_toolbox, create_env, install, shared_tempdir
+from cogolf.evaluation.reports import Outcome, TestReport
+from cogolf.games.commit0.layout import SubmissionError, overlay_submission
+from cogolf.games.commit0.quality import run_mypy, run_ruff
+from cogolf.games.commit0.results import Commit0Result
+from cogolf.games.commit0.suite import run_suite
+from cogolf.games.commit0.task import Commit0Task
 
 log = structlog.get_logger(__name__)
 

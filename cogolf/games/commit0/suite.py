@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from cogolf.project.pyenv import PythonEnv
-from cogolf.project.reports import ReportError, TestReport, parse_report, read_report
-from cogolf.project.walled import Walls, run_evaluator
+from cogolf.evaluation.pyenv import PythonEnv
+from cogolf.evaluation.reports import ReportError, TestReport, parse_report, read_report
+from cogolf.evaluation.walled import Walls, run_evaluator
 
 REPORT_NAME = "pytest-report.xml"
 SUITE_MAX_PROCESSES = 16  # some suites start threads or a helper process

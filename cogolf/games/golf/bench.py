@@ -12,11 +12,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from cogolf.golf.courses import get_course
-from cogolf.golf.holes import HoleSet
-from cogolf.golf.play import Attempt, read_submissions, score_course
-from cogolf.golf.runners.base import RunLimits, Runner
-from cogolf.golf.scoring import HoleResult
+from cogolf.games.golf.courses import get_course
+from cogolf.games.golf.holes import HoleSet
+from cogolf.games.golf.play import Attempt, read_submissions, score_course
+from cogolf.games.golf.runners.base import RunLimits, Runner
+from cogolf.games.golf.scoring import HoleResult
 
 
 async def _timed(holes: HoleSet, runner: Runner, subs: dict[str, list[Attempt]],

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cogolf.golf.holes import Hole
-from cogolf.golf.runners.base import DEFAULT_LIMITS, RunLimits, Runner
-from cogolf.golf.types import (
+from cogolf.games.golf.holes import Hole
+from cogolf.games.golf.runners.base import DEFAULT_LIMITS, RunLimits, Runner
+from cogolf.games.golf.types import (
     NEST,
     RUST_EDITION,
     RUST_NEST_ENUM,
@@ -43,19 +43,19 @@ def _rust_signature(hole: Hole) -> str:
 
 
 def _python_runner(limits: RunLimits) -> Runner:
-    from cogolf.golf.runners.python import PythonRunner
+    from cogolf.games.golf.runners.python import PythonRunner
 
     return PythonRunner(limits)
 
 
 def _racket_runner(limits: RunLimits) -> Runner:
-    from cogolf.golf.runners.racket import RacketRunner
+    from cogolf.games.golf.runners.racket import RacketRunner
 
     return RacketRunner(limits)
 
 
 def _rust_runner(limits: RunLimits) -> Runner:
-    from cogolf.golf.runners.rust import RustRunner
+    from cogolf.games.golf.runners.rust import RustRunner
 
     return RustRunner(limits)
 

@@ -20,14 +20,14 @@ import structlog
 
 from cogolf import messages as m
 from cogolf.engine import collect
-from cogolf.golf import play
-from cogolf.golf.courses import Course
-from cogolf.golf.holes import HoleSet
-from cogolf.golf.results import new_result, write_result
-from cogolf.golf.runners.base import RunLimits, Runner
-from cogolf.golf.scoring import HoleResult
-from cogolf.golf.solo import AcceptedSource, accept_submission, observation
-from cogolf.golf.wire import (
+from cogolf.games.golf import play
+from cogolf.games.golf.courses import Course
+from cogolf.games.golf.holes import HoleSet
+from cogolf.games.golf.results import new_result, write_result
+from cogolf.games.golf.runners.base import RunLimits, Runner
+from cogolf.games.golf.scoring import HoleResult
+from cogolf.games.golf.solo import AcceptedSource, accept_submission, observation
+from cogolf.games.golf.wire import (
     GolfConfig,
     GolfDone,
     GolfEpisodeEnd,

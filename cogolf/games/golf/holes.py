@@ -15,9 +15,9 @@ from typing import Any
 import msgspec
 
 from cogolf import values
-from cogolf.golf.types import GolfType, TypeSyntaxError, check_value, parse_type
+from cogolf.games.golf.types import GolfType, TypeSyntaxError, check_value, parse_type
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_DECK = ROOT / "deck" / "golf"
 DEFAULT_REFERENCES = ROOT / "references" / "golf"
 

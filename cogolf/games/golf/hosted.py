@@ -21,16 +21,17 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 import structlog
 
-from cogolf.golf.courses import COURSES, Course, get_course
-from cogolf.golf.driver import GolfDriver, golf_header
-from cogolf.golf.holes import GolfDataError, HoleSet, load_holes
-from cogolf.golf.journal import GolfReplayError, read_golf_replay
-from cogolf.golf.results import ResultError, check_model
-from cogolf.golf.runners.base import RunLimits
-from cogolf.golf.settings import GolfSettings
-from cogolf.golf.solo import golf_rules
-from cogolf.golf.toolchains import ToolchainError
-from cogolf.golf.wire import (
+from cogolf.games.cogolf.hosted import token_hash, token_matches, write_meta
+from cogolf.games.golf.courses import COURSES, Course, get_course
+from cogolf.games.golf.driver import GolfDriver, golf_header
+from cogolf.games.golf.holes import GolfDataError, HoleSet, load_holes
+from cogolf.games.golf.journal import GolfReplayError, read_golf_replay
+from cogolf.games.golf.results import ResultError, check_model
+from cogolf.games.golf.runners.base import RunLimits
+from cogolf.games.golf.settings import GolfSettings
+from cogolf.games.golf.solo import golf_rules
+from cogolf.games.golf.toolchains import ToolchainError
+from cogolf.games.golf.wire import (
     DEFAULT_HOLE_DEADLINE_SECONDS,
     DEFAULT_MODEL,
     DEFAULT_RETRY_DEADLINE_SECONDS,
@@ -42,7 +43,6 @@ from cogolf.golf.wire import (
     GolfWelcome,
 )
 from cogolf.replay import ReplayWriter
-from cogolf.server.hosted import token_hash, token_matches, write_meta
 from cogolf.server.registry import MAX_NAME_CHARS, CreateMatch, RequestError, check_deadline
 from cogolf.server.seat import WebSocketSeat
 from cogolf.server.spectators import Feed, Spectators

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import msgspec
 
-from cogolf.golf.scoring import HoleResult
-from cogolf.golf.wire import GolfHoleScore, GolfMatchResult, GolfRecord, GolfReplayHeader
+from cogolf.games.golf.scoring import HoleResult
+from cogolf.games.golf.wire import GolfHoleScore, GolfMatchResult, GolfRecord, GolfReplayHeader
 from cogolf.jsondepth import MAX_JSON_DEPTH, too_deep
 
 _decoder = msgspec.json.Decoder(GolfRecord)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from cogolf.golf.results import ResultDoc
+from cogolf.games.golf.results import ResultDoc
 
 
 class CourseRow(msgspec.Struct, frozen=True, kw_only=True):

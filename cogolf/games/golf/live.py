@@ -16,12 +16,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from cogolf.bots.policy import Policy
-from cogolf.golf.courses import get_course
-from cogolf.golf.driver import GolfDriver, golf_header
-from cogolf.golf.holes import load_holes
-from cogolf.golf.seat import GolfInProcessSeat
-from cogolf.golf.settings import GolfSettings
-from cogolf.golf.wire import GolfConfig, GolfMatchResult
+from cogolf.games.golf.courses import get_course
+from cogolf.games.golf.driver import GolfDriver, golf_header
+from cogolf.games.golf.holes import load_holes
+from cogolf.games.golf.seat import GolfInProcessSeat
+from cogolf.games.golf.settings import GolfSettings
+from cogolf.games.golf.wire import GolfConfig, GolfMatchResult
 from cogolf.replay import ReplayWriter
 from cogolf.sandbox import make_sandbox
 from cogolf.server.play import play_on_server, policy_command

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cogolf import safeio
-from cogolf.golf import scoring
-from cogolf.golf.attempts import PublicRun, choose_attempt
-from cogolf.golf.courses import Course
-from cogolf.golf.holes import Hole, HoleSet
-from cogolf.golf.runners.base import Runner
-from cogolf.golf.scoring import HoleResult
+from cogolf.games.golf import scoring
+from cogolf.games.golf.attempts import PublicRun, choose_attempt
+from cogolf.games.golf.courses import Course
+from cogolf.games.golf.holes import Hole, HoleSet
+from cogolf.games.golf.runners.base import Runner
+from cogolf.games.golf.scoring import HoleResult
 from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, LoadStatus
 
 MAX_SUBMISSION_BYTES = 64 * 1024

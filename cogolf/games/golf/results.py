@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 
 from cogolf import safeio
-from cogolf.golf.scoring import CourseTotals, HoleResult, course_totals
+from cogolf.games.golf.scoring import CourseTotals, HoleResult, course_totals
 
 FORMAT = "cogolf-golf-result/1"
 MAX_RESULT_BYTES = 16 * 1024 * 1024

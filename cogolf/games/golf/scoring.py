@@ -14,7 +14,7 @@ from enum import StrEnum
 import msgspec
 
 from cogolf import values
-from cogolf.golf.holes import Hole, Test
+from cogolf.games.golf.holes import Hole, Test
 from cogolf.sandbox.api import BatchResult, CallStatus, LoadStatus
 
 

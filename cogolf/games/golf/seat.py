@@ -13,8 +13,8 @@ from typing import Any
 import msgspec
 
 from cogolf.bots.policy import Policy
-from cogolf.golf.solo import as_submission
-from cogolf.golf.wire import GolfObservation
+from cogolf.games.golf.solo import as_submission
+from cogolf.games.golf.wire import GolfObservation
 from cogolf.runtime.seats import InProcessSeat
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from cogolf.golf.runners.base import DEFAULT_LIMITS, RunLimits
+from cogolf.games.golf.runners.base import DEFAULT_LIMITS, RunLimits
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from cogolf.engine.intake import Rejected, decode_for_hole
-from cogolf.golf.courses import Course
-from cogolf.golf.holes import Hole
-from cogolf.golf.play import MAX_SUBMISSION_BYTES
-from cogolf.golf.runners.base import RunLimits
-from cogolf.golf.types import RUST_EDITION
-from cogolf.golf.wire import (
+from cogolf.games.golf.courses import Course
+from cogolf.games.golf.holes import Hole
+from cogolf.games.golf.play import MAX_SUBMISSION_BYTES
+from cogolf.games.golf.runners.base import RunLimits
+from cogolf.games.golf.types import RUST_EDITION
+from cogolf.games.golf.wire import (
     GolfObservationBody,
     GolfRules,
     GolfSubmission,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cogolf.golf.leaderboard import CombinedRow, CourseRow, ModelCourse
-from cogolf.golf.scoring import HoleResult
+from cogolf.games.golf.leaderboard import CombinedRow, CourseRow, ModelCourse
+from cogolf.games.golf.scoring import HoleResult
 
 
 def render(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

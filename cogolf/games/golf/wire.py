@@ -13,8 +13,8 @@ from typing import Any, Literal
 import msgspec
 
 from cogolf.engine import rules
-from cogolf.golf.results import ResultDoc
-from cogolf.golf.scoring import HoleResult
+from cogolf.games.golf.results import ResultDoc
+from cogolf.games.golf.scoring import HoleResult
 
 PROTOCOL = "cogame.golf.v1"
 REPLAY_FORMAT = "cogolf-golf-replay"

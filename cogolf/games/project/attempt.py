@@ -11,13 +11,13 @@ from pathlib import Path
 
 import structlog
 
-from cogolf.project.pyenv import build_toolbox, create_env, shared_tempdir
-from cogolf.project.reports import ReportError, TestReport, parse_report, read_report
-from cogolf.project.results import AttemptResult
-from cogolf.project.scoring import AttemptStatus, score_attempt
-from cogolf.project.task import ProjectTask, TaskError
-from cogolf.project.walled import EvaluatorRun, Walls, run_evaluator
-from cogolf.project.workspace import (
+from cogolf.evaluation.pyenv import build_toolbox, create_env, shared_tempdir
+from cogolf.evaluation.reports import ReportError, TestReport, parse_report, read_report
+from cogolf.evaluation.walled import EvaluatorRun, Walls, run_evaluator
+from cogolf.games.project.results import AttemptResult
+from cogolf.games.project.scoring import AttemptStatus, score_attempt
+from cogolf.games.project.task import ProjectTask, TaskError
+from cogolf.games.project.workspace import (
     ChangesError,
     build_workspace,
     install_evaluator,

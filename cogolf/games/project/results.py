@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cogolf.project.scoring import AttemptScore
+from cogolf.games.project.scoring import AttemptScore
 
 SCHEMA = 1
 ATTEMPTS_PER_TASK = 5

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from cogolf.project.reports import Outcome, TestReport
-from cogolf.project.task import COUNTED_LABELS, LABELS, ProjectTask
+from cogolf.evaluation.reports import Outcome, TestReport
+from cogolf.games.project.task import COUNTED_LABELS, LABELS, ProjectTask
 
 
 class AttemptStatus(StrEnum):

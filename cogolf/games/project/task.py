@@ -8,7 +8,7 @@
       "evaluator_dest": "evaluator_tests",     where they go inside the workspace
       "command": ["{python}", "-m", "pytest", "--junitxml", "{report}", "{tests}"],
       "time_limit_seconds": 120,
-      "report_format": "junit",                one of cogolf.project.reports.PARSERS
+      "report_format": "junit",                one of cogolf.evaluation.reports.PARSERS
       "checks": [{"id": "bom", "label": "floor", "tests": ["<test id>", ...]}, ...],
       "scale": "failure_weighted"              a preset name or an inline scale
     }
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cogolf.project.reports import PARSERS
-from cogolf.project.scales import Scale, ScaleError, load_scale
+from cogolf.evaluation.reports import PARSERS
+from cogolf.games.project.scales import Scale, ScaleError, load_scale
 
 LABELS = ("floor", "signal", "optional")
 """`floor` and `signal` checks count towards the scale; `optional` ones are reported only."""

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from cogolf.commit0.layout import SourceError
-from cogolf.commit0.prepare import prepare
-from cogolf.commit0.results import ResultError, commit0_table, load_records
-from cogolf.commit0.score import score_submission
-from cogolf.commit0.task import Commit0Task, TaskError, load_task
+from cogolf.games.commit0.layout import SourceError
+from cogolf.games.commit0.prepare import prepare
+from cogolf.games.commit0.results import ResultError, commit0_table, load_records
+from cogolf.games.commit0.score import score_submission
+from cogolf.games.commit0.task import Commit0Task, TaskError, load_task
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 TEXTKIT = REPO / "references" / "commit0" / "textkit"
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from cogolf.commit0.layout import fetch_source
-from cogolf.commit0.prepare import prepare
-from cogolf.commit0.score import score_submission
-from cogolf.commit0.stubber import stub_source
+from cogolf.games.commit0.layout import fetch_source
+from cogolf.games.commit0.prepare import prepare
+from cogolf.games.commit0.score import score_submission
+from cogolf.games.commit0.stubber import stub_source
 
 REQUIREMENT = "cachetools==5.5.0"
 

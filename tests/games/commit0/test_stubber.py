@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from cogolf.commit0.stubber import stub_marker, stub_source
+from cogolf.games.commit0.stubber import stub_marker, stub_source
 
 SOURCE = '''
 """Module doc."""

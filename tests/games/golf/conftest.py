@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from cogolf.golf import play
-from cogolf.golf.holes import HoleSet, load_holes
-from cogolf.golf.scoring import HoleResult
-from tests.golf.runners import close_runners, runner_for
+from cogolf.games.golf import play
+from cogolf.games.golf.holes import HoleSet, load_holes
+from cogolf.games.golf.scoring import HoleResult
+from tests.games.golf.runners import close_runners, runner_for
 
 
 @pytest.fixture(scope="session")

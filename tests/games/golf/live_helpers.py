@@ -9,12 +9,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from cogolf.golf.settings import GolfSettings
+from cogolf.games.golf.settings import GolfSettings
 from cogolf.sandbox import make_sandbox
 from cogolf.server.registry import CreateMatch
 from cogolf.server.run import RunningServer, ServeOptions, start_server
-from tests.golf.policies import SOLUTIONS
-from tests.golf.runners import FAST
+from tests.games.golf.policies import SOLUTIONS
+from tests.games.golf.runners import FAST
 
 
 @contextlib.asynccontextmanager

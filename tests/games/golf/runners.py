@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
-from cogolf.golf.courses import get_course
-from cogolf.golf.runners.base import RunLimits, Runner
-from cogolf.golf.runners.python_process import ProcessPythonRunner
+from cogolf.games.golf.courses import get_course
+from cogolf.games.golf.runners.base import RunLimits, Runner
+from cogolf.games.golf.runners.python_process import ProcessPythonRunner
 
 FAST = RunLimits(per_test_seconds=0.5, per_hole_seconds=6.0)
 

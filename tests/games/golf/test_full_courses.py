@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from cogolf.golf.courses import get_course
-from cogolf.golf.holes import HoleSet
-from cogolf.golf.play import read_submissions, score_course
-from cogolf.golf.scoring import course_totals
-from tests.golf.runners import runner_for
+from cogolf.games.golf.courses import get_course
+from cogolf.games.golf.holes import HoleSet
+from cogolf.games.golf.play import read_submissions, score_course
+from cogolf.games.golf.scoring import course_totals
+from tests.games.golf.runners import runner_for
 
 SOLUTIONS = Path(__file__).with_name("solutions")
 

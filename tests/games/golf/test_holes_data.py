@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cogolf.golf.holes import DEFAULT_DECK, DEFAULT_REFERENCES, GolfDataError, load_holes
+from cogolf.games.golf.holes import DEFAULT_DECK, DEFAULT_REFERENCES, GolfDataError, load_holes
 
 
 def _copy(tmp_path: Path) -> tuple[Path, Path]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cogolf.golf import leaderboard
-from cogolf.golf.results import (
+from cogolf.games.golf import leaderboard
+from cogolf.games.golf.results import (
     ResultDoc,
     ResultError,
     new_result,
@@ -18,7 +18,7 @@ from cogolf.golf.results import (
     read_results,
     write_result,
 )
-from cogolf.golf.scoring import HoleResult
+from cogolf.games.golf.scoring import HoleResult
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
@@ -86,7 +86,7 @@ def test_ties_on_tests_then_bytes_then_shared_rank() -> None:
 
 
 def _totals(score: float, holes_passed: int, tests_passed: int, raw: int):
-    from cogolf.golf.scoring import CourseTotals
+    from cogolf.games.golf.scoring import CourseTotals
 
     return CourseTotals(score=score, holes_passed=holes_passed, holes_total=18,
                         tests_passed=tests_passed, tests_total=2 * tests_passed or 2,

@@ -15,11 +15,11 @@ import websockets
 from websockets.exceptions import InvalidStatus
 
 from cogolf import cli
-from cogolf.golf import leaderboard
-from cogolf.golf.journal import read_golf_replay
-from cogolf.golf.results import read_results
-from cogolf.golf.wire import GolfHoleScore, GolfHoleStart, GolfSubmissionRecord
-from tests.golf.live_helpers import (
+from cogolf.games.golf import leaderboard
+from cogolf.games.golf.journal import read_golf_replay
+from cogolf.games.golf.results import read_results
+from cogolf.games.golf.wire import GolfHoleScore, GolfHoleStart, GolfSubmissionRecord
+from tests.games.golf.live_helpers import (
     answer,
     create,
     golf_server,
@@ -27,7 +27,7 @@ from tests.golf.live_helpers import (
     recv,
     reference_source,
 )
-from tests.golf.runners import need_racket
+from tests.games.golf.runners import need_racket
 
 POLICIES = Path(__file__).with_name("policies.py")
 

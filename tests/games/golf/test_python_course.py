@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from cogolf.golf import play
-from cogolf.golf.courses import get_course
-from cogolf.golf.holes import HoleSet
-from cogolf.golf.runners.base import RunLimits
-from cogolf.golf.runners.python import PythonRunner
-from cogolf.golf.scoring import HoleResult
+from cogolf.games.golf import play
+from cogolf.games.golf.courses import get_course
+from cogolf.games.golf.holes import HoleSet
+from cogolf.games.golf.runners.base import RunLimits
+from cogolf.games.golf.runners.python import PythonRunner
+from cogolf.games.golf.scoring import HoleResult
 from cogolf.sandbox.api import CallStatus
-from tests.golf.hostile import listener
+from tests.games.golf.hostile import listener
 
 Judge = Callable[[str, str | bytes], HoleResult]
 

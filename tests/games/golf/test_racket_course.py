@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.golf.hostile import listener
-from tests.golf.runners import need_racket, runner_for
+from tests.games.golf.hostile import listener
+from tests.games.golf.runners import need_racket, runner_for
 
 pytestmark = pytest.mark.usefixtures("racket_present")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.golf.hostile import listener
+from tests.games.golf.hostile import listener
 
 REV = "fn f(s:String)->String{s.chars().rev().collect()}"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cogolf.golf import play, scoring
-from cogolf.golf.attempts import PublicRun, choose_attempt
-from cogolf.golf.holes import HoleSet
+from cogolf.games.golf import play, scoring
+from cogolf.games.golf.attempts import PublicRun, choose_attempt
+from cogolf.games.golf.holes import HoleSet
 from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, LoadStatus
 
 

@@ -12,10 +12,10 @@ import pytest
 
 from cogolf.engine.collect import HoleCollector, Observe, PlayFallback, Refuse
 from cogolf.engine.intake import Rejected
-from cogolf.golf.courses import get_course
-from cogolf.golf.holes import HoleSet
-from cogolf.golf.runners.base import DEFAULT_LIMITS
-from cogolf.golf.solo import AcceptedSource, accept_submission, observation
+from cogolf.games.golf.courses import get_course
+from cogolf.games.golf.holes import HoleSet
+from cogolf.games.golf.runners.base import DEFAULT_LIMITS
+from cogolf.games.golf.solo import AcceptedSource, accept_submission, observation
 
 
 def test_observation_shows_public_tests_only(holes: HoleSet) -> None:

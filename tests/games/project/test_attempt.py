@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from cogolf.project.attempt import ingest, run_attempt
-from cogolf.project.results import ResultError, load_records, project_table, read_record
-from cogolf.project.scoring import AttemptStatus
-from cogolf.project.task import TaskError, load_task, parse_task
+from cogolf.games.project.attempt import ingest, run_attempt
+from cogolf.games.project.results import ResultError, load_records, project_table, read_record
+from cogolf.games.project.scoring import AttemptStatus
+from cogolf.games.project.task import TaskError, load_task, parse_task
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DEMO = REPO / "references" / "projects" / "csv_importer"
 TEMPLATE = REPO / "deck" / "projects" / "csv_importer" / "template"
 SOLUTION = DEMO / "solution"

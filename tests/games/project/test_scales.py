@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cogolf.project.scales import FAILURE_WEIGHTED, GRADUATED, ScaleError, load_scale
+from cogolf.games.project.scales import FAILURE_WEIGHTED, GRADUATED, ScaleError, load_scale
 
 
 @pytest.mark.parametrize(("failed", "points"), [(0, 1.0), (1, 0.5), (2, 0.2), (3, 0.0), (9, 0.0)])

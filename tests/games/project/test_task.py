@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from cogolf.project.task import TaskError, load_task, parse_task
+from cogolf.games.project.task import TaskError, load_task, parse_task
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DEMO = REPO / "references" / "projects" / "csv_importer"
 
 

@@ -13,10 +13,10 @@ from typing import Protocol
 
 import structlog
 
-from cogolf.golf.holes import Hole, Test
-from cogolf.golf.runners import protocol
-from cogolf.golf.runners.paced import PacedRun, run_paced
-from cogolf.golf.runners.walled import ExternalRun, WallSpec, run_external
+from cogolf.games.golf.holes import Hole, Test
+from cogolf.games.golf.runners import protocol
+from cogolf.games.golf.runners.paced import PacedRun, run_paced
+from cogolf.games.golf.runners.walled import ExternalRun, WallSpec, run_external
 from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, LoadStatus
 
 log = structlog.get_logger(__name__)

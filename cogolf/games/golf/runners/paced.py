@@ -28,7 +28,7 @@ from functools import partial
 
 import msgspec
 
-from cogolf.golf.runners.walled import ExternalRun, WallSpec
+from cogolf.games.golf.runners.walled import ExternalRun, WallSpec
 from cogolf.sandbox.cgroups import UidGroups, available_bases
 from cogolf.sandbox.walls import (
     EXTERNAL_PREFIX,

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 
 import structlog
 
-from cogolf.golf.holes import Hole, Test
-from cogolf.golf.runners.base import DEFAULT_LIMITS, RunLimits
-from cogolf.golf.runners.python_process import ProcessPythonRunner
-from cogolf.golf.runners.sandboxed import SandboxThread
+from cogolf.games.golf.holes import Hole, Test
+from cogolf.games.golf.runners.base import DEFAULT_LIMITS, RunLimits
+from cogolf.games.golf.runners.python_process import ProcessPythonRunner
+from cogolf.games.golf.runners.sandboxed import SandboxThread
 from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, Limits, LoadStatus
 
 log = structlog.get_logger(__name__)

@@ -14,9 +14,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from cogolf.golf.holes import Hole, Test
-from cogolf.golf.runners import protocol
-from cogolf.golf.runners.base import (
+from cogolf.games.golf.holes import Hole, Test
+from cogolf.games.golf.runners import protocol
+from cogolf.games.golf.runners.base import (
     DEFAULT_LIMITS,
     RunLimits,
     Scratch,
@@ -24,7 +24,7 @@ from cogolf.golf.runners.base import (
     paced_batch,
     spec_for,
 )
-from cogolf.golf.toolchains import python_interpreter
+from cogolf.games.golf.toolchains import python_interpreter
 from cogolf.sandbox.api import BatchResult
 
 CHILD = Path(__file__).with_name("child_python.py")

@@ -7,9 +7,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from cogolf.golf.holes import Hole, Test
-from cogolf.golf.runners import protocol
-from cogolf.golf.runners.base import (
+from cogolf.games.golf.holes import Hole, Test
+from cogolf.games.golf.runners import protocol
+from cogolf.games.golf.runners.base import (
     DEFAULT_LIMITS,
     RunLimits,
     Scratch,
@@ -17,8 +17,8 @@ from cogolf.golf.runners.base import (
     paced_batch,
     spec_for,
 )
-from cogolf.golf.toolchains import racket_binary, racket_harness
-from cogolf.golf.types import racket_literal
+from cogolf.games.golf.toolchains import racket_binary, racket_harness
+from cogolf.games.golf.types import racket_literal
 from cogolf.sandbox.api import BatchResult
 
 CHILD = Path(__file__).with_name("child_racket.rkt")

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cogolf.golf.holes import Hole, Test
-from cogolf.golf.runners import protocol
-from cogolf.golf.runners.base import (
+from cogolf.games.golf.holes import Hole, Test
+from cogolf.games.golf.runners import protocol
+from cogolf.games.golf.runners.base import (
     DEFAULT_LIMITS,
     RunLimits,
     Scratch,
@@ -31,9 +31,9 @@ from cogolf.golf.runners.base import (
     spec_for,
     walled,
 )
-from cogolf.golf.runners.walled import ExternalRun
-from cogolf.golf.toolchains import rust_toolchain
-from cogolf.golf.types import NEST, RUST_EDITION, RUST_NEST_ENUM, GolfType, rust_type
+from cogolf.games.golf.runners.walled import ExternalRun
+from cogolf.games.golf.toolchains import rust_toolchain
+from cogolf.games.golf.types import NEST, RUST_EDITION, RUST_NEST_ENUM, GolfType, rust_type
 from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, LoadStatus
 
 CHILD = Path(__file__).with_name("child_rust.rs")
