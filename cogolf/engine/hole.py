@@ -20,7 +20,7 @@ from typing import Any
 from cogolf import values
 from cogolf.engine import rules
 from cogolf.engine.intake import Accepted
-from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, LoadStatus
+from cogolf.engine.results import BatchResult, CallResult, CallStatus, LoadStatus
 from cogolf.text import clean
 
 LEGAL = "ok"

@@ -9,29 +9,21 @@ Only argument values go in; expected values never do — the caller compares.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import Any, Protocol
 
 import msgspec
 
+from cogolf.engine.results import BatchResult, CallResult, CallStatus, LoadStatus
 
-class LoadStatus(StrEnum):
-    OK = "ok"
-    SYNTAX_ERROR = "syntax_error"  # the source does not compile
-    MISSING_FUNCTION = "missing_function"  # no callable with the requested name
-    LOAD_ERROR = "load_error"  # module body raised
-    LOAD_TIMEOUT = "load_timeout"  # module body ran out of CPU or wall time
-    CRASH = "crash"  # the process died or broke protocol before the module loaded
-    HARNESS_ERROR = "harness_error"  # the sandbox itself could not run (not the program's fault)
-
-
-class CallStatus(StrEnum):
-    OK = "ok"  # returned a value (in `value`)
-    ERROR = "error"  # raised; `detail` is the exception class name
-    TIMEOUT = "timeout"  # ran out of CPU (per call) or the batch ran out of wall time
-    INVALID = "invalid"  # returned something that is not a value (NaN, set, subclass...)
-    CRASH = "crash"  # the process died, exceeded memory, or broke protocol
-    NOT_RUN = "not_run"  # the program never loaded, or the batch ended before this call
+__all__ = [
+    "DEFAULT_LIMITS",
+    "BatchResult",
+    "CallResult",
+    "CallStatus",
+    "Limits",
+    "LoadStatus",
+    "Sandbox",
+]
 
 
 class Limits(msgspec.Struct, frozen=True, kw_only=True):
@@ -44,20 +36,6 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
 
 
 DEFAULT_LIMITS = Limits()
-
-
-class CallResult(msgspec.Struct, frozen=True, kw_only=True):
-    status: CallStatus
-    value: Any = None  # a canonical value when status is OK
-    detail: str = ""  # exception class name, or why the call failed
-    cpu_seconds: float = 0.0
-
-
-class BatchResult(msgspec.Struct, frozen=True, kw_only=True):
-    load: LoadStatus
-    load_detail: str = ""
-    results: list[CallResult] = []
-    wall_seconds: float = 0.0
 
 
 class Sandbox(Protocol):
