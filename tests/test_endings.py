@@ -11,6 +11,7 @@ import websockets
 from cogolf.bots.policy import load_policy
 from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES, load
 from cogolf.engine.match import MatchConfig
+from cogolf.games.registry import LIVE
 from cogolf.replay import read_replay
 from cogolf.runtime.local import run_match
 from cogolf.runtime.seats import InProcessSeat
@@ -144,7 +145,7 @@ def test_a_match_that_cannot_resume_ends_as_harness_fault(tmp_path):
         other_deck = load(deck_dir, refs)
         assert other_deck.digest != DECK.digest
         server = await start_server(
-            ServeOptions(data_dir=tmp_path, decks={"core": other_deck}, port=0)
+            ServeOptions(games=LIVE, data_dir=tmp_path, decks={"core": other_deck}, port=0)
         )
         try:
             hosted = server.registry.get("m1")

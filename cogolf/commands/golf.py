@@ -37,7 +37,7 @@ from cogolf.logs import configure
 from cogolf.matchid import MatchIdError, check_match_id, new_match_id
 from cogolf.replay import ReplayError
 from cogolf.server.play import BotStartError
-from cogolf.server.registry import MAX_DEADLINE, MIN_DEADLINE, RequestError
+from cogolf.server.requests import MAX_DEADLINE, MIN_DEADLINE, RequestError
 
 DEFAULT_RESULTS = Path("results") / "golf"
 DEFAULT_REPLAYS = Path("replays")

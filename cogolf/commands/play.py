@@ -24,6 +24,7 @@ from cogolf.bots.policy import PolicyError, builtin_names, load_policy
 from cogolf.commands.common import add_deck_options, add_sandbox_options, load_deck_or_exit
 from cogolf.engine import rules
 from cogolf.engine.match import MatchConfig
+from cogolf.games.registry import LIVE
 from cogolf.logs import configure
 from cogolf.matchid import MatchIdError, check_match_id, new_match_id
 from cogolf.replay import ReplayError, read_replay
@@ -32,7 +33,7 @@ from cogolf.runtime.seats import InProcessSeat
 from cogolf.sandbox import WeakSandboxError, make_sandbox
 from cogolf.scorecard import render
 from cogolf.server.play import BotStartError, play_on_server, policy_command
-from cogolf.server.registry import (
+from cogolf.server.requests import (
     MAX_DEADLINE,
     MAX_MATCH_DEADLINE,
     MIN_DEADLINE,
@@ -203,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
     async def over_websockets() -> None:
         server = await start_server(
             ServeOptions(
+                games=LIVE,
                 data_dir=args.replays,
                 replays_dir=args.replays,
                 meta_dir=args.replays / ".matches",

@@ -5,10 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-import msgspec
-
-from cogolf import messages as m
-from cogolf.games.golf import wire as golf
+from cogolf.games.registry import LIVE
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,19 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def schemas() -> dict:
-    return {
-        "seat_to_server": msgspec.json.schema(m.Submission),
-        "server_to_seat": msgspec.json.schema(m.ServerToSeat),
-        "server_to_spectator": msgspec.json.schema(m.ServerToWatcher),
-        "replay_record": msgspec.json.schema(m.ReplayRecord),
-        "golf": {
-            "seat_to_server": msgspec.json.schema(golf.GolfSubmission),
-            "server_to_seat": msgspec.json.schema(
-                golf.GolfWelcome | golf.GolfObservation | m.Ack | m.Error | golf.GolfDone
-            ),
-            "replay_record": msgspec.json.schema(golf.GolfRecord),
-        },
-    }
+    """Cogolf's schemas at the top level (as always), every other game's under its name."""
+    docs = {name: game.schemas() for name, game in LIVE.items()}
+    return {**docs.pop("cogolf"), **docs}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,9 +12,10 @@ from pathlib import Path
 import msgspec
 
 from cogolf.commands.common import add_deck_options, add_sandbox_options, load_deck_or_exit
+from cogolf.games.registry import LIVE
 from cogolf.logs import configure
 from cogolf.sandbox import WeakSandboxError
-from cogolf.server.registry import CreateMatch, RequestError
+from cogolf.server.requests import CreateMatch, RequestError
 from cogolf.server.run import ServeOptions, start_server
 
 
@@ -106,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
     options = ServeOptions(
+        games=LIVE,
         data_dir=args.data,
         decks={deck.name: deck},
         host=args.host,

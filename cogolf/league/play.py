@@ -94,8 +94,9 @@ async def play_match(job: MatchJob, replays_dir: Path) -> Path:
 
 async def _play(job: MatchJob, deck: Deck, replays_dir: Path, bots: str) -> Path:
     # Imported here so that reading and ranking replays never needs the server or sandbox.
+    from cogolf.games.registry import LIVE
     from cogolf.server.play import BotStartError, play_on_server
-    from cogolf.server.registry import CreateMatch
+    from cogolf.server.requests import CreateMatch
     from cogolf.server.run import ServeOptions, start_server
 
     commands: list[list[str]] = []
@@ -114,6 +115,7 @@ async def _play(job: MatchJob, deck: Deck, replays_dir: Path, bots: str) -> Path
     with tempfile.TemporaryDirectory(prefix="cogolf-league-") as scratch:
         server = await start_server(
             ServeOptions(
+                games=LIVE,
                 data_dir=Path(scratch),
                 replays_dir=replays_dir,
                 meta_dir=Path(scratch),

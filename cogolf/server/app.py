@@ -23,10 +23,10 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cogolf import messages as m
-from cogolf.games.cogolf.hosted import HostedMatch
-from cogolf.games.golf.hosted import HostedGolfMatch
+from cogolf.game import HostedGame
 from cogolf.server.disclosure import JournalStream, View, served_journal
-from cogolf.server.registry import CreateMatch, Registry, RequestError
+from cogolf.server.registry import Registry
+from cogolf.server.requests import CreateMatch, RequestError
 
 log = structlog.get_logger("cogolf.server")
 _encoder = msgspec.json.Encoder()
@@ -44,9 +44,9 @@ def create_app(
     registry: Registry,
     *,
     admin_token: str | None = None,
-    single: HostedMatch | None = None,
+    single: HostedGame | None = None,
 ) -> Starlette:
-    def match_links(hosted: HostedMatch | HostedGolfMatch, root: str) -> dict[str, str]:
+    def match_links(hosted: HostedGame, root: str) -> dict[str, str]:
         ws_root = "ws" + root[4:] if root.startswith("http") else root
         return {
             "watch_url": f"{ws_root}/matches/{hosted.match_id}/watch",
@@ -62,7 +62,7 @@ def create_app(
         auth = headers.get("authorization", "")
         return hmac.compare_digest(auth.encode(), f"Bearer {admin_token}".encode())
 
-    def view(hosted: HostedMatch | HostedGolfMatch, headers: Headers) -> View:
+    def view(hosted: HostedGame, headers: Headers) -> View:
         return View.of(hosted, admin=is_admin(headers))
 
     async def create_match(request: Request) -> Response:
@@ -100,7 +100,7 @@ def create_app(
             [view(h, request.headers).status(h.status_doc()) for h in registry.matches.values()]
         )
 
-    def _find(request: Request) -> HostedMatch | HostedGolfMatch | None:
+    def _find(request: Request) -> HostedGame | None:
         return registry.get(request.path_params["match_id"])
 
     async def get_match(request: Request) -> Response:

@@ -19,7 +19,8 @@ import websockets
 
 from cogolf.bots.scripted import baseline_play
 from cogolf.deck import Deck
-from cogolf.server.registry import CreateMatch
+from cogolf.games.registry import LIVE
+from cogolf.server.requests import CreateMatch
 from cogolf.server.run import ServeOptions, start_server
 
 
@@ -48,6 +49,7 @@ async def bench_server(
     with tempfile.TemporaryDirectory(prefix="cogolf-bench-") as tmp:
         server = await start_server(
             ServeOptions(
+                games=LIVE,
                 data_dir=Path(tmp),
                 decks={deck.name: deck},
                 port=0,

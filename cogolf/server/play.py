@@ -19,7 +19,7 @@ from pathlib import Path
 import structlog
 
 from cogolf import messages as m
-from cogolf.server.registry import CreateMatch
+from cogolf.server.requests import CreateMatch
 from cogolf.server.run import RunningServer
 
 log = structlog.get_logger("cogolf.play")

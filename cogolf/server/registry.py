@@ -1,73 +1,37 @@
 """The server's matches: creating them from requests, finding them, resuming them.
 
 All state lives under the data directory, so a server killed at any moment and
-started again on the same directory finds every match it had. A request with
-`game: "golf"` is handed to the golf package (`cogolf.games.golf.hosted`), which hosts
-a one-seat match behind the same endpoints.
+started again on the same directory finds every match it had. A request's `game`
+names the live game (`cogolf.games.registry`) that validates it and builds the
+hosted match; every game's matches are served behind the same endpoints.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import secrets
-import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import msgspec
 import structlog
 
 from cogolf.deck import Deck
-from cogolf.engine import rules
-from cogolf.engine.match import MatchConfig
-from cogolf.games.cogolf.hosted import HostedMatch, MatchMeta, load_meta, token_hash
-from cogolf.games.golf.settings import GolfSettings
+from cogolf.game import HostedGame, LiveGame, meta_game
 from cogolf.matchid import MatchIdError, check_match_id, is_match_id, new_match_id
-from cogolf.replay import ReplayError, read_replay
 from cogolf.sandbox.api import Sandbox
-from cogolf.text import clip
+from cogolf.server.requests import (  # re-exported: the request is part of this API
+    MAX_NAME_CHARS,
+    CreateMatch,
+    RequestError,
+    check_deadline,
+)
 
-if TYPE_CHECKING:
-    from cogolf.games.golf.hosted import HostedGolfMatch
+__all__ = ["MAX_NAME_CHARS", "CreateMatch", "Registry", "RequestError", "check_deadline"]
 
 log = structlog.get_logger("cogolf.server")
-
-MAX_NAME_CHARS = 64
-MIN_DEADLINE, MAX_DEADLINE = 0.05, 3600.0
-MAX_MATCH_DEADLINE = 86400.0
-
-
-class CreateMatch(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """The body of `POST /matches`; every field is optional (`course` is needed for golf)."""
-
-    game: str = "cogolf"  # cogolf | golf
-    course: str | None = None  # golf: python | racket | rust
-    seed: int | None = None
-    holes: int | None = None
-    hole_deadline_seconds: float | None = None
-    retry_deadline_seconds: float | None = None
-    match_deadline_seconds: float | None = None
-    names: list[str] | None = None
-    deck: str | None = None
-    tokens: list[str] | None = None  # for operators who hand out tokens themselves
-    match_id: str | None = None
-
-
-class RequestError(ValueError):
-    """A request the server refuses, with the field and the reason."""
-
-
-def check_deadline(
-    name: str, value: float | None, default: float, most: float = MAX_DEADLINE
-) -> float:
-    if value is None:
-        return default
-    if not MIN_DEADLINE <= value <= most:
-        raise RequestError(f"{name} must be between {MIN_DEADLINE} and {most} seconds")
-    return float(value)
 
 
 @dataclass
@@ -77,14 +41,17 @@ class Registry:
     decks: dict[str, Deck]  # by pack name; the first is the default
     sandbox: Sandbox
     connect_timeout: float = 30.0
-    golf: GolfSettings = field(default_factory=GolfSettings)
-    matches: dict[str, HostedMatch | HostedGolfMatch] = field(default_factory=dict)
+    # The live games hosted, by name (the caller passes `cogolf.games.registry.LIVE`,
+    # so the server never imports a game), and their settings by the same names.
+    games: Mapping[str, LiveGame] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    matches: dict[str, HostedGame] = field(default_factory=dict)
 
     @property
     def default_deck(self) -> str:
         return next(iter(self.decks))
 
-    def get(self, match_id: str) -> HostedMatch | HostedGolfMatch | None:
+    def get(self, match_id: str) -> HostedGame | None:
         return self.matches.get(match_id)
 
     def _new_match_id(self, wanted: str | None) -> str:
@@ -106,142 +73,46 @@ class Registry:
             raise RequestError(f"match_id {match_id!r} exists")
         return match_id
 
-    def create(self, req: CreateMatch) -> tuple[HostedMatch | HostedGolfMatch, list[str]]:
-        if req.game == "golf":
-            return self._create_golf(req)
-        if req.game != "cogolf":
-            raise RequestError(f"game: unknown game {req.game!r}; choose cogolf or golf")
-        if req.course is not None:
-            raise RequestError("course: only golf matches have a course")
-        if not self.decks:
-            raise RequestError("game: this server hosts golf matches only (no Cogolf deck)")
-        deck_name = req.deck or self.default_deck
-        deck = self.decks.get(deck_name)
-        if deck is None:
-            raise RequestError(f"deck: unknown pack {deck_name!r}; known: {sorted(self.decks)}")
-        holes = (
-            req.holes if req.holes is not None else min(rules.DEFAULT_HOLES, len(deck.spec_keys()))
-        )
-        if not 1 <= holes <= len(deck.spec_keys()):
-            raise RequestError(f"holes must be between 1 and {len(deck.spec_keys())}")
-        names = req.names or ["seat0", "seat1"]
-        if len(names) != 2 or not all(isinstance(n, str) and n.strip() for n in names):
-            raise RequestError("names must be two non-empty strings")
-        if any(len(n) > MAX_NAME_CHARS for n in names):
-            raise RequestError(f"names must be at most {MAX_NAME_CHARS} characters")
-        seed = req.seed if req.seed is not None else secrets.randbelow(2**31)
-        if not 0 <= seed < 2**63:
-            raise RequestError("seed must be between 0 and 2**63 - 1")
-        tokens = req.tokens or [secrets.token_urlsafe(18), secrets.token_urlsafe(18)]
-        if len(tokens) != 2 or not all(8 <= len(t) <= 200 for t in tokens):
-            raise RequestError("tokens must be two strings of 8 to 200 characters")
-        match_id = self._new_match_id(req.match_id)
-        config = MatchConfig(
-            seed=seed,
-            holes=holes,
-            hole_deadline_seconds=check_deadline(
-                "hole_deadline_seconds", req.hole_deadline_seconds, rules.HOLE_DEADLINE_SECONDS
-            ),
-            retry_deadline_seconds=check_deadline(
-                "retry_deadline_seconds", req.retry_deadline_seconds, rules.RETRY_DEADLINE_SECONDS
-            ),
-            match_deadline_seconds=check_deadline(
-                "match_deadline_seconds", req.match_deadline_seconds, 1800.0, MAX_MATCH_DEADLINE
-            ),
-            names=(clip(names[0], MAX_NAME_CHARS), clip(names[1], MAX_NAME_CHARS)),
-        )
-        meta = MatchMeta(
-            match_id=match_id,
-            config=config,
-            token_hashes=[token_hash(t) for t in tokens],
-            deck=deck_name,
-            created_at=time.time(),
-        )
-        hosted = self._host(meta, deck)
-        hosted.save_meta()
-        hosted.start()
-        log.info("match_created", match_id=match_id, deck=deck_name, holes=holes)
-        return hosted, tokens
-
-    def _create_golf(self, req: CreateMatch) -> tuple[HostedGolfMatch, list[str]]:
-        from cogolf.games.golf.hosted import create_golf_match
-
+    def create(self, req: CreateMatch) -> tuple[HostedGame, list[str]]:
+        game = self.games.get(req.game)
+        if game is None:
+            known = " or ".join(self.games)
+            raise RequestError(f"game: unknown game {req.game!r}; choose {known}")
         match_id = self._new_match_id(req.match_id)
         try:
-            hosted, tokens = create_golf_match(req, self, self.golf, match_id)
+            hosted, tokens = game.create(req, self, match_id)
         except Exception:
             (self.meta_dir / f"{match_id}.json").unlink(missing_ok=True)  # free the claim
             raise
         self.matches[hosted.match_id] = hosted
         hosted.save_meta()
         hosted.start()
-        log.info("match_created", match_id=hosted.match_id, game="golf", course=req.course)
         return hosted, tokens
-
-    def _resume_golf(self, path: Path) -> bool:
-        """Host a persisted golf match again; True when it was started (unfinished)."""
-        from cogolf.games.golf.hosted import host_persisted
-
-        hosted = host_persisted(path, self, self.golf)
-        if hosted is None:
-            return False
-        self.matches[hosted.match_id] = hosted
-        if hosted.status == "finished":
-            return False
-        hosted.start()
-        return True
-
-    def _host(self, meta: MatchMeta, deck: Deck) -> HostedMatch:
-        hosted = HostedMatch(
-            meta,
-            deck,
-            self.sandbox,
-            self.replays_dir,
-            self.meta_dir,
-            connect_timeout=self.connect_timeout,
-        )
-        self.matches[meta.match_id] = hosted
-        return hosted
 
     def resume_all(self) -> list[str]:
         """Host again every persisted match; start the unfinished ones. Returns their ids."""
         resumed = []
-        from cogolf.games.golf.hosted import is_golf_meta
-
         for path in sorted(self.meta_dir.glob("*.json")):
             problem = _meta_id_problem(path)
             if problem:
                 log.error("bad_match_file", path=path.name, error=problem)
                 continue
-            with contextlib.suppress(OSError):
-                if is_golf_meta(path.read_bytes()):
-                    if self._resume_golf(path):
-                        resumed.append(path.stem)
-                    continue
             try:
-                meta = load_meta(path)
-            except ReplayError as exc:
+                game = self.games.get(meta_game(path.read_bytes()))
+            except OSError as exc:
                 log.error("bad_match_file", path=path.name, error=str(exc))
                 continue
-            deck = self.decks.get(meta.deck)
-            if deck is None:
-                log.error("resume_unknown_deck", match_id=meta.match_id, deck=meta.deck)
+            if game is None:
+                log.error("bad_match_file", path=path.name, error="unknown game")
                 continue
-            hosted = self._host(meta, deck)
-            replay_path = hosted.replay_path
-            if replay_path.exists():
-                try:
-                    replay = read_replay(replay_path)
-                except ReplayError as exc:
-                    # The hosted match keeps the journal aside and ends with a clean one.
-                    log.error("bad_replay", match_id=meta.match_id, error=str(exc))
-                    replay = None
-                if replay is not None and replay.result is not None:
-                    hosted.status = "finished"
-                    hosted.result = replay.result
-                    continue
+            hosted = game.resume(path, self)
+            if hosted is None:
+                continue
+            self.matches[hosted.match_id] = hosted
+            if hosted.status == "finished":
+                continue
             hosted.start()
-            resumed.append(meta.match_id)
+            resumed.append(hosted.match_id)
         if resumed:
             log.info("matches_resumed", count=len(resumed))
         return resumed

@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
 from cogolf.deck import Deck
 from cogolf.engine import rules
-from cogolf.games.cogolf.hosted import HostedMatch
-from cogolf.games.golf.settings import GolfSettings
+from cogolf.game import HostedGame, LiveGame
 from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.api import Sandbox
 from cogolf.server.app import create_app
-from cogolf.server.registry import CreateMatch, Registry
+from cogolf.server.registry import Registry
+from cogolf.server.requests import CreateMatch
 
 
 @dataclass
@@ -39,14 +41,18 @@ class ServeOptions:
     replays_dir: Path | None = None
     meta_dir: Path | None = None
     resume: bool = True  # host again the unfinished matches found in meta_dir
-    golf: GolfSettings = field(default_factory=GolfSettings)  # results folder, run limits
+    # The live games to host, by name: usually `cogolf.games.registry.LIVE`.
+    games: Mapping[str, LiveGame] = field(default_factory=dict)
+    # Per-game settings by game name, e.g. golf's results folder and run limits
+    # (a GolfSettings); a game without an entry uses its defaults.
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
 class RunningServer:
     url: str  # http://host:port
     registry: Registry
-    single: HostedMatch | None
+    single: HostedGame | None
     single_tokens: list[str]
     _server: uvicorn.Server
     _task: asyncio.Task[None]
@@ -86,7 +92,8 @@ async def start_server(options: ServeOptions) -> RunningServer:
         decks=options.decks,
         sandbox=sandbox,
         connect_timeout=options.connect_timeout,
-        golf=options.golf,
+        games=options.games,
+        settings=options.settings,
     )
     if options.resume:
         registry.resume_all()

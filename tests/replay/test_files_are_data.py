@@ -16,7 +16,7 @@ from cogolf.bots.policy import load_policy
 from cogolf.engine.match import MatchConfig
 from cogolf.replay import JournalBusy, ReplayError, ReplayWriter, read_replay
 from cogolf.runtime.seats import Inbound, InProcessSeat
-from cogolf.server.registry import CreateMatch, RequestError
+from cogolf.server.requests import CreateMatch, RequestError
 from tests.replay.helpers import DECK, edit, lines_of, play_in_process, write_lines
 from tests.server.helpers import running_server
 

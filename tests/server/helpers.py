@@ -12,7 +12,8 @@ from typing import Any
 import websockets
 
 from cogolf.deck import load
-from cogolf.server.registry import CreateMatch
+from cogolf.games.registry import LIVE
+from cogolf.server.requests import CreateMatch
 from cogolf.server.run import RunningServer, ServeOptions, start_server
 
 DECK = load()
@@ -21,7 +22,7 @@ DECK = load()
 @contextlib.asynccontextmanager
 async def running_server(data_dir: Path, **options: Any) -> AsyncIterator[RunningServer]:
     server = await start_server(
-        ServeOptions(data_dir=data_dir, decks={DECK.name: DECK}, port=0, **options)
+        ServeOptions(games=LIVE, data_dir=data_dir, decks={DECK.name: DECK}, port=0, **options)
     )
     try:
         yield server

@@ -11,8 +11,6 @@ has no result line, at its first unresolved hole.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import time
 from pathlib import Path
 from typing import Any
@@ -29,6 +27,7 @@ from cogolf.replay import ReplayError, ReplayWriter, read_replay
 from cogolf.runtime.driver import MatchDriver
 from cogolf.runtime.local import new_match, replay_header
 from cogolf.sandbox.api import Limits, Sandbox
+from cogolf.server.meta import token_matches, write_meta
 from cogolf.server.seat import WebSocketSeat
 from cogolf.server.spectators import Feed, Spectators
 
@@ -43,23 +42,6 @@ class MatchMeta(msgspec.Struct, kw_only=True):
     token_hashes: list[str]
     deck: str  # the pack name
     created_at: float
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def token_matches(stored_hash: str, token: str) -> bool:
-    """Constant-time check of a presented token against its stored hash."""
-    return hmac.compare_digest(stored_hash, token_hash(token))
-
-
-def write_meta(path: Path, meta: msgspec.Struct) -> None:
-    """Persist a hosted match's metadata atomically (a crash never leaves half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(msgspec.json.encode(meta))
-    tmp.replace(path)
 
 
 def journal_prefix(

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 import structlog
 
-from cogolf.games.cogolf.hosted import token_hash, token_matches, write_meta
 from cogolf.games.golf.courses import COURSES, Course, get_course
 from cogolf.games.golf.driver import GolfDriver, golf_header
 from cogolf.games.golf.holes import GolfDataError, HoleSet, load_holes
@@ -43,12 +42,13 @@ from cogolf.games.golf.wire import (
     GolfWelcome,
 )
 from cogolf.replay import ReplayWriter
-from cogolf.server.registry import MAX_NAME_CHARS, CreateMatch, RequestError, check_deadline
+from cogolf.server.meta import token_hash, token_matches, write_meta
+from cogolf.server.requests import MAX_NAME_CHARS, CreateMatch, RequestError, check_deadline
 from cogolf.server.seat import WebSocketSeat
 from cogolf.server.spectators import Feed, Spectators
 
 if TYPE_CHECKING:
-    from cogolf.server.registry import Registry
+    from cogolf.game import Host as Registry
 
 log = structlog.get_logger("cogolf.server")
 

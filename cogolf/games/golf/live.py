@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from cogolf.bots.policy import Policy
 from cogolf.games.golf.courses import get_course
 from cogolf.games.golf.driver import GolfDriver, golf_header
+from cogolf.games.golf.game import GAME
 from cogolf.games.golf.holes import load_holes
 from cogolf.games.golf.seat import GolfInProcessSeat
 from cogolf.games.golf.settings import GolfSettings
@@ -25,7 +26,7 @@ from cogolf.games.golf.wire import GolfConfig, GolfMatchResult
 from cogolf.replay import ReplayWriter
 from cogolf.sandbox import make_sandbox
 from cogolf.server.play import play_on_server, policy_command
-from cogolf.server.registry import CreateMatch
+from cogolf.server.requests import CreateMatch
 from cogolf.server.run import ServeOptions, start_server
 
 
@@ -80,6 +81,7 @@ def _request(config: GolfConfig, match_id: str | None) -> CreateMatch:
 
 def _options(replays: Path, settings: GolfSettings, listen: Listen, timeout: float) -> ServeOptions:
     return ServeOptions(
+        games={"golf": GAME},
         data_dir=replays,
         replays_dir=replays,
         meta_dir=replays / ".matches",
@@ -90,7 +92,7 @@ def _options(replays: Path, settings: GolfSettings, listen: Listen, timeout: flo
         sandbox=make_sandbox("spawn"),
         connect_timeout=timeout,
         resume=False,
-        golf=settings,
+        settings={"golf": settings},
     )
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from cogolf.games.golf.settings import GolfSettings
+from cogolf.games.registry import LIVE
 from cogolf.sandbox import make_sandbox
-from cogolf.server.registry import CreateMatch
+from cogolf.server.requests import CreateMatch
 from cogolf.server.run import RunningServer, ServeOptions, start_server
 from tests.games.golf.policies import SOLUTIONS
 from tests.games.golf.runners import FAST
@@ -23,11 +24,12 @@ async def golf_server(data: Path, **options: Any) -> AsyncIterator[RunningServer
     options.setdefault("resume", False)
     server = await start_server(
         ServeOptions(
+            games=LIVE,
             data_dir=data,
             decks={},
             port=0,
             sandbox=make_sandbox("spawn"),
-            golf=GolfSettings(results_dir=data / "results", limits=FAST),
+            settings={"golf": GolfSettings(results_dir=data / "results", limits=FAST)},
             **options,
         )
     )
