@@ -24,10 +24,12 @@ demo: venv
 
 test: $(VENV)/.with-ray
 	$(BIN)/ruff check cogolf tests
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n 2 -q
 
 lint: venv
 	$(BIN)/ruff check cogolf tests
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) .pytest_cache

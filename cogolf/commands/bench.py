@@ -266,6 +266,7 @@ def _server_arguments(p: argparse.ArgumentParser) -> None:
 
 def _run_server(args: argparse.Namespace) -> int:
     from cogolf.deck import load
+    from cogolf.games.registry import LIVE
     from cogolf.server.bench import bench_server, format_report
 
     configure("warning")
@@ -276,7 +277,7 @@ def _run_server(args: argparse.Namespace) -> int:
     holes = max(1, min(args.holes, len(deck.spec_keys())))
     doc = asyncio.run(
         bench_server(
-            deck, matches=args.matches, holes=holes, sandbox_mode=args.sandbox,
+            deck, games=LIVE, matches=args.matches, holes=holes, sandbox_mode=args.sandbox,
             accept_weak=args.accept_weak_sandbox,
         )
     )

@@ -12,6 +12,7 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import websockets
 
 from cogolf.bots.scripted import baseline_play
 from cogolf.deck import Deck
-from cogolf.games.registry import LIVE
+from cogolf.game import LiveGame
 from cogolf.server.requests import CreateMatch
 from cogolf.server.run import ServeOptions, start_server
 
@@ -44,12 +45,18 @@ def _pct(values: list[float], q: float) -> float:
 
 
 async def bench_server(
-    deck: Deck, *, matches: int, holes: int, sandbox_mode: str, accept_weak: bool
+    deck: Deck,
+    *,
+    games: Mapping[str, LiveGame],
+    matches: int,
+    holes: int,
+    sandbox_mode: str,
+    accept_weak: bool,
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="cogolf-bench-") as tmp:
         server = await start_server(
             ServeOptions(
-                games=LIVE,
+                games=games,
                 data_dir=Path(tmp),
                 decks={deck.name: deck},
                 port=0,
