@@ -27,7 +27,7 @@ from cogolf.games.golf.runners.base import RunLimits
 from cogolf.games.golf.runners.python_process import ProcessPythonRunner
 
 REPO = Path(__file__).resolve().parents[1]
-SOLUTIONS = REPO / "tests" / "golf" / "solutions"
+SOLUTIONS = REPO / "tests" / "games" / "golf" / "solutions"
 DEMO = REPO / "references" / "projects" / "csv_importer"
 SECRET = Path("/etc/shadow")
 

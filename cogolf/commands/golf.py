@@ -41,7 +41,7 @@ from cogolf.server.requests import MAX_DEADLINE, MIN_DEADLINE, RequestError
 
 DEFAULT_RESULTS = Path("results") / "golf"
 DEFAULT_REPLAYS = Path("replays")
-DEFAULT_SOLUTIONS = ROOT / "tests" / "golf" / "solutions"
+DEFAULT_SOLUTIONS = ROOT / "tests" / "games" / "golf" / "solutions"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

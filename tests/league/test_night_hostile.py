@@ -24,7 +24,7 @@ from cogolf.league.botwall import bot_python
 from cogolf.league.proof import CACHE_NAME, KEY_NAME
 
 REPO = Path(__file__).resolve().parents[2]
-GOLF_SOLUTIONS = REPO / "tests" / "golf" / "solutions" / "python"
+GOLF_SOLUTIONS = REPO / "tests" / "games" / "golf" / "solutions" / "python"
 SECRET = "hunter2-operator-secret"
 
 SPY = """\

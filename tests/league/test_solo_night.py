@@ -14,7 +14,7 @@ import pytest
 from cogolf.games.commit0.stubber import stub_source
 
 REPO = Path(__file__).resolve().parents[2]
-GOLF_SOLUTIONS = REPO / "tests" / "golf" / "solutions" / "python"
+GOLF_SOLUTIONS = REPO / "tests" / "games" / "golf" / "solutions" / "python"
 TEXTKIT = REPO / "references" / "commit0" / "textkit"
 CSV_TASK = REPO / "references" / "projects" / "csv_importer"
 CSV_TEMPLATE = REPO / "deck" / "projects" / "csv_importer" / "template"
