@@ -1,0 +1,9 @@
+<?php
+
+return [
+    'default' => env('FILESYSTEM_DRIVER', 'local'),
+
+    'disks' => [
+        'local' => ['driver' => 'local', 'root' => storage_path('app')],
+    ],
+];

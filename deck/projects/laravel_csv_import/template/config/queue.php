@@ -1,0 +1,11 @@
+<?php
+
+return [
+    'default' => env('QUEUE_CONNECTION', 'sync'),
+
+    'connections' => [
+        'sync' => ['driver' => 'sync'],
+    ],
+
+    'failed' => ['driver' => 'null'],
+];

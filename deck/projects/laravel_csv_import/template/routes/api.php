@@ -1,0 +1,6 @@
+<?php
+
+use App\Http\Controllers\ContactImportController;
+use Illuminate\Support\Facades\Route;
+
+Route::post('/contacts/import', [ContactImportController::class, 'store']);
