@@ -32,6 +32,26 @@ class Benchmark:
     run: Callable[[argparse.Namespace], int]
 
 
+def _mode_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of the benchmarks that compare sandbox modes."""
+    p.add_argument("--modes", default=",".join(MODES),
+                   help=f"comma-separated sandbox modes (default {','.join(MODES)})")
+    p.add_argument("--accept-weak-sandbox", action="store_true",
+                   help="run even when a kernel wall is missing on this machine")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _modes(args: argparse.Namespace) -> list[str] | None:
+    """The modes asked for, or None (after saying why) when one is unknown."""
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in modes if m not in MODES]
+    if bad or not modes:
+        print(f"--modes: unknown mode(s) {bad}; expected some of {', '.join(MODES)}",
+              file=sys.stderr)
+        return None
+    return modes
+
+
 # --- bench sandbox ------------------------------------------------------------------
 
 
@@ -41,11 +61,7 @@ def _sandbox_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--calls", type=int, default=20, help="calls per batch (default 20)")
     p.add_argument("--seconds", type=float, default=3.0,
                    help="seconds per throughput measurement (default 3)")
-    p.add_argument("--modes", default=",".join(MODES),
-                   help=f"comma-separated sandbox modes (default {','.join(MODES)})")
-    p.add_argument("--accept-weak-sandbox", action="store_true",
-                   help="run even when a kernel wall is missing on this machine")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    _mode_arguments(p)
 
 
 def _percentile(sorted_values: list[float], q: float) -> float:
@@ -122,11 +138,8 @@ async def _bench_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
 
 def _run_sandbox(args: argparse.Namespace) -> int:
     configure("warning")
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    bad = [m for m in modes if m not in MODES]
-    if bad or not modes:
-        print(f"--modes: unknown mode(s) {bad}; expected some of {', '.join(MODES)}",
-              file=sys.stderr)
+    modes = _modes(args)
+    if modes is None:
         return 2
     if args.batches < 1 or args.calls < 0 or args.seconds <= 0:
         print("--batches must be >= 1, --calls >= 0 and --seconds > 0", file=sys.stderr)
@@ -162,11 +175,7 @@ def _run_sandbox(args: argparse.Namespace) -> int:
 def _hole_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, default=10,
                    help="times every spec of the core deck is resolved per mode (default 10)")
-    p.add_argument("--modes", default=",".join(MODES),
-                   help=f"comma-separated sandbox modes (default {','.join(MODES)})")
-    p.add_argument("--accept-weak-sandbox", action="store_true",
-                   help="run even when a kernel wall is missing on this machine")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    _mode_arguments(p)
 
 
 def _baseline_holes() -> list[tuple[str, Any, Any, list[Any]]]:
@@ -224,11 +233,8 @@ async def _bench_holes(mode: str, holes: list[tuple[str, Any, Any, list[Any]]],
 
 def _run_hole(args: argparse.Namespace) -> int:
     configure("warning")
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    bad = [m for m in modes if m not in MODES]
-    if bad or not modes:
-        print(f"--modes: unknown mode(s) {bad}; expected some of {', '.join(MODES)}",
-              file=sys.stderr)
+    modes = _modes(args)
+    if modes is None:
         return 2
     if args.rounds < 1:
         print("--rounds must be >= 1", file=sys.stderr)

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from cogolf.commands.common import add_log_level_option, add_table_parser, emit_result
 from cogolf.games.commit0.layout import SourceError
 from cogolf.games.commit0.prepare import prepare
 from cogolf.games.commit0.results import ResultError, commit0_table, load_records
@@ -24,8 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "docstrings kept) plus its hidden test suite; a submission scores the fraction of the "
         "reference test ids that pass against it.",
     )
-    parser.add_argument("--log-level", default="warning",
-                        help="logs go to stderr (default: warning)")
+    add_log_level_option(parser)
     sub = parser.add_subparsers(dest="commit0_command", metavar="ACTION", required=True)
 
     prep = sub.add_parser(
@@ -57,10 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("--no-quality", action="store_true", help="skip the ruff and mypy runs")
     score.set_defaults(func=_score)
 
-    table = sub.add_parser("table", help="mean pass rate per entrant, from result files")
-    table.add_argument("folder", type=Path, metavar="RESULTS_DIR")
-    table.add_argument("--json", action="store_true", help="print the rows as JSON")
-    table.set_defaults(func=_table)
+    add_table_parser(sub, "mean pass rate per entrant, from result files", _table)
 
 
 def _prepare(args: argparse.Namespace) -> int:
@@ -87,12 +84,7 @@ def _score(args: argparse.Namespace) -> int:
         return 2
     result = asyncio.run(score_submission(task, args.submission, entrant=args.entrant,
                                           quality=not args.no_quality))
-    text = json.dumps(result.to_json(), indent=2, ensure_ascii=False)
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n", encoding="utf-8")
-    print(text)
-    return 0
+    return emit_result(result.to_json(), args.out)
 
 
 def _table(args: argparse.Namespace) -> int:

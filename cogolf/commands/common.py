@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES, Deck, DeckError, load
 from cogolf.sandbox import WeakSandboxError, make_sandbox
@@ -75,3 +76,28 @@ def with_sandbox(args: argparse.Namespace, work: Callable[[Sandbox], Awaitable[T
     except WeakSandboxError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         raise SystemExit(3) from None
+
+
+def add_log_level_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--log-level", default="warning",
+                        help="logs go to stderr (default: warning)")
+
+
+def add_table_parser(
+    sub: argparse._SubParsersAction, help: str, func: Callable[[argparse.Namespace], int]
+) -> None:
+    """`... table RESULTS_DIR [--json]`: an offline game's table from its result files."""
+    table = sub.add_parser("table", help=help)
+    table.add_argument("folder", type=Path, metavar="RESULTS_DIR")
+    table.add_argument("--json", action="store_true", help="print the rows as JSON")
+    table.set_defaults(func=func)
+
+
+def emit_result(doc: dict[str, Any], out: Path | None) -> int:
+    """Print a result document (JSON) and, with `out`, also write it there."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from cogolf.commands.common import add_log_level_option, add_table_parser, emit_result
 from cogolf.games.project.attempt import ingest, run_attempt
 from cogolf.games.project.results import (
     ATTEMPTS_PER_TASK,
@@ -28,8 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "of the task's template, runs the hidden evaluator, counts failed checks and turns "
         "them into points on the task's scale (0..1 per attempt, five attempts per task).",
     )
-    parser.add_argument("--log-level", default="warning",
-                        help="logs go to stderr (default: warning)")
+    add_log_level_option(parser)
     sub = parser.add_subparsers(dest="project_command", metavar="ACTION", required=True)
 
     attempt = sub.add_parser("attempt", help="run one attempt and print its result (JSON)")
@@ -45,10 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _identity(ing)
     ing.set_defaults(func=_ingest)
 
-    table = sub.add_parser("table", help="points per task (out of 5) and total, from result files")
-    table.add_argument("folder", type=Path, metavar="RESULTS_DIR")
-    table.add_argument("--json", action="store_true", help="print the rows as JSON")
-    table.set_defaults(func=_table)
+    add_table_parser(sub, "points per task (out of 5) and total, from result files", _table)
 
 
 def _identity(parser: argparse.ArgumentParser) -> None:
@@ -59,12 +56,7 @@ def _identity(parser: argparse.ArgumentParser) -> None:
 
 
 def _emit(result: AttemptResult, out: Path | None) -> int:
-    text = json.dumps(result.to_json(), indent=2, ensure_ascii=False)
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text + "\n", encoding="utf-8")
-    print(text)
-    return 0
+    return emit_result(result.to_json(), out)
 
 
 def _attempt(args: argparse.Namespace) -> int:

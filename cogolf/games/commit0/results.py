@@ -17,11 +17,12 @@ an entrant has no result for counts as 0), most complete first.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from cogolf import resultdocs
 
 SCHEMA = 1
 MAX_LISTED_IDS = 500
@@ -96,15 +97,7 @@ def read_record(data: Any, source: str) -> Commit0Record:
 
 def load_records(folder: Path) -> list[Commit0Record]:
     """Every `*.json` Commit-0 result under `folder` (other games' files are skipped)."""
-    records = []
-    for path in sorted(folder.rglob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ResultError(f"{path}: cannot read as JSON: {exc}") from exc
-        if isinstance(data, dict) and data.get("game") == "commit0":
-            records.append(read_record(data, str(path)))
-    return records
+    return resultdocs.load_records(folder, "commit0", read_record, ResultError)
 
 
 def commit0_table(records: Iterable[Commit0Record]) -> list[Commit0Row]:

@@ -16,12 +16,12 @@ reads a folder of such files: per entrant and task, the sum of attempts 1..5
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cogolf import resultdocs
 from cogolf.games.project.scoring import AttemptScore
 
 SCHEMA = 1
@@ -104,15 +104,7 @@ def read_record(data: Any, source: str) -> AttemptRecord:
 
 def load_records(folder: Path) -> list[AttemptRecord]:
     """Every `*.json` project result under `folder` (other games' files are skipped)."""
-    records = []
-    for path in sorted(folder.rglob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ResultError(f"{path}: cannot read as JSON: {exc}") from exc
-        if isinstance(data, dict) and data.get("game") == "project":
-            records.append(read_record(data, str(path)))
-    return records
+    return resultdocs.load_records(folder, "project", read_record, ResultError)
 
 
 def project_table(records: Iterable[AttemptRecord]) -> list[ProjectRow]:
