@@ -34,6 +34,7 @@ import msgspec
 
 from cogolf import GAME_VERSION, PROTOCOL
 from cogolf import messages as m
+from cogolf.deadlines import MAX_DEADLINE, MAX_MATCH_DEADLINE, MIN_DEADLINE, deadline_problem
 from cogolf.deck import Deck
 from cogolf.engine import rules
 from cogolf.engine.hole import HoleOutcome
@@ -67,9 +68,6 @@ OPTIONAL_IN_OLD_FILES: dict[str, frozenset[str]] = {"header": frozenset()}
 """Fields added to a record after replays were first written: an old file may lack
 them when their value is the default. (None yet.)"""
 
-MAX_DEADLINE = 3600.0
-MAX_MATCH_DEADLINE = 86400.0
-MIN_DEADLINE = 0.05
 MAX_NAME_CHARS = 64
 EPISODE_DETAIL = {"complete": "", "deadline": "the match wall budget ran out"}
 SANDBOX_KEYS = {
@@ -238,7 +236,7 @@ def _check_config(h: m.ReplayHeader, deck: Deck) -> MatchConfig:
         ("match_deadline_seconds", MAX_MATCH_DEADLINE),
     ):
         value = getattr(config, name)
-        if not MIN_DEADLINE <= value <= most:
+        if deadline_problem(value, most) is not None:
             raise ValueError(f"config: {name} {value} is outside {MIN_DEADLINE}..{most}")
     if not all(n.strip() for n in config.names):
         raise ValueError("config: names must not be empty")

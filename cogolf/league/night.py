@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cogolf.bots.policy import builtin_names
+from cogolf.deadlines import MAX_DEADLINE, MAX_MATCH_DEADLINE
 from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES
 from cogolf.engine import rules
 from cogolf.league.night_solo import (
@@ -36,8 +37,6 @@ MIN_ENTRANTS = 2
 MAX_ENTRANTS = 64
 MAX_PARALLEL = 256
 MAX_SEED = 2**63 - 1
-MAX_HOLE_DEADLINE = 3600.0
-MAX_MATCH_DEADLINE = 7 * 24 * 3600.0
 MAX_HOLES = 99
 EXECUTORS = ("local", "ray")
 
@@ -235,9 +234,10 @@ def parse_night(path: Path, text: str | None = None) -> Night:
         raise r.fail(None, "missing required field 'seed'")
     seed = r.integer("seed", 0, 0, MAX_SEED)
     holes = r.integer("holes", rules.DEFAULT_HOLES, 1, MAX_HOLES)
-    hole_deadline = r.number("hole_deadline", rules.HOLE_DEADLINE_SECONDS, MAX_HOLE_DEADLINE)
-    retry_deadline = r.number("retry_deadline", rules.RETRY_DEADLINE_SECONDS, MAX_HOLE_DEADLINE)
-    match_deadline = r.number("match_deadline", 1800.0, MAX_MATCH_DEADLINE)
+    # The server's bounds: a deadline the night accepts is one every match accepts.
+    hole_deadline = r.deadline("hole_deadline", rules.HOLE_DEADLINE_SECONDS, MAX_DEADLINE)
+    retry_deadline = r.deadline("retry_deadline", rules.RETRY_DEADLINE_SECONDS, MAX_DEADLINE)
+    match_deadline = r.deadline("match_deadline", 1800.0, MAX_MATCH_DEADLINE)
     deck_text = r.string("deck")
     refs_text = r.string("references")
     deck = resolve(base, deck_text) if deck_text is not None else DEFAULT_DECK

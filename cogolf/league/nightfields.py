@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from cogolf.deadlines import deadline_problem
 from cogolf.league.tomllines import Path as KeyPath
 from cogolf.league.tomllines import line_of
 
@@ -75,6 +76,13 @@ class Reader:
         if not 0 < value <= high:
             raise self.fail(key, f"must be more than 0 and at most {high:g}, got {value}")
         return float(value)
+
+    def deadline(self, key: str, default: float, high: float) -> float:
+        """A number of seconds within the bounds every match's deadlines keep."""
+        value = self.number(key, default, high)
+        if (problem := deadline_problem(value, high)) is not None:
+            raise self.fail(key, f"{problem}, got {value}")
+        return value
 
     def boolean(self, key: str, default: bool) -> bool:
         if key not in self.table:

@@ -8,9 +8,24 @@ from __future__ import annotations
 
 import msgspec
 
+from cogolf.deadlines import (  # re-exported for the request's users
+    MAX_DEADLINE,
+    MAX_MATCH_DEADLINE,
+    MIN_DEADLINE,
+    deadline_problem,
+)
+
+__all__ = [
+    "MAX_DEADLINE",
+    "MAX_MATCH_DEADLINE",
+    "MAX_NAME_CHARS",
+    "MIN_DEADLINE",
+    "CreateMatch",
+    "RequestError",
+    "check_deadline",
+]
+
 MAX_NAME_CHARS = 64
-MIN_DEADLINE, MAX_DEADLINE = 0.05, 3600.0
-MAX_MATCH_DEADLINE = 86400.0
 
 
 class CreateMatch(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -38,6 +53,7 @@ def check_deadline(
 ) -> float:
     if value is None:
         return default
-    if not MIN_DEADLINE <= value <= most:
-        raise RequestError(f"{name} must be between {MIN_DEADLINE} and {most} seconds")
+    problem = deadline_problem(value, most)
+    if problem is not None:
+        raise RequestError(f"{name} {problem}")
     return float(value)
