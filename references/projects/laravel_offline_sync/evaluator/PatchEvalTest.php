@@ -8,6 +8,7 @@ class PatchEvalTest extends SyncTestCase
     {
         $this->sync('phone', [$this->createOp('m1', 'n1', 'Title', 'Long body')])->assertOk();
         $this->sync('phone', [$this->updateOp('m2', 'n1', 1, ['title' => 'New title'])])->assertOk();
+        $this->assertSame(['New title', 'Long body'], [$this->live('n1')->title, $this->live('n1')->body]);
         $this->sync('laptop', [$this->updateOp('l1', 'n1', 2, ['body' => 'New body'])])->assertOk();
         $note = $this->live('n1');
         $this->assertSame(['New title', 'New body', 3], [$note->title, $note->body, (int) $note->version]);
