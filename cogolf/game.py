@@ -99,13 +99,22 @@ class LiveGame(Protocol):
         ...
 
 
+@runtime_checkable
 class OfflineGame(Protocol):
-    """A game scored from submitted files: its results are documents the league reads."""
+    """A game scored from submitted files into result documents the league tabulates."""
 
-    name: str
+    name: str  # the `game` field of its result documents
 
-    def read_result(self, path: Path) -> Any:
-        """One result document, checked; raises ValueError (with the reason) when bad."""
+    async def score(self, task_dir: Path, submission: Path, *, entrant: str) -> dict[str, Any]:
+        """Score one submission on the task at `task_dir`: its result document."""
+        ...
+
+    def load_results(self, folder: Path) -> list[Any]:
+        """Every result of this game under `folder` (other games' files skipped), checked."""
+        ...
+
+    def table(self, records: list[Any]) -> list[Any]:
+        """Rows best first; each has `to_json()`."""
         ...
 
 
