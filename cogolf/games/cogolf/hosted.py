@@ -27,9 +27,7 @@ from cogolf.replay import ReplayError, ReplayWriter, read_replay
 from cogolf.runtime.driver import MatchDriver
 from cogolf.runtime.local import new_match, replay_header
 from cogolf.sandbox.api import Limits, Sandbox
-from cogolf.server.meta import token_matches, write_meta
-from cogolf.server.seat import WebSocketSeat
-from cogolf.server.spectators import Feed, Spectators
+from cogolf.server.hosting import HostedBase
 
 log = structlog.get_logger("cogolf.server")
 
@@ -97,7 +95,7 @@ def journal_prefix(
     return match, offset, ""
 
 
-class HostedMatch:
+class HostedMatch(HostedBase):
     def __init__(
         self,
         meta: MatchMeta,
@@ -108,34 +106,21 @@ class HostedMatch:
         *,
         connect_timeout: float,
     ) -> None:
-        self.meta = meta
+        super().__init__(
+            meta,
+            seats=2,
+            replays_dir=replays_dir,
+            meta_dir=meta_dir,
+            connect_timeout=connect_timeout,
+            task_prefix="match",
+        )
+        self.meta: MatchMeta = meta
         self.deck = deck
         self.sandbox = sandbox
-        self.connect_timeout = connect_timeout
-        self.replay_path = replays_dir / f"{meta.match_id}.ndjson"
-        self.meta_path = meta_dir / f"{meta.match_id}.json"
-        self.seats = [WebSocketSeat(0), WebSocketSeat(1)]
-        self.status = "waiting"
         self.match: Match | None = None
         self.driver: MatchDriver | None = None
         self.result: m.MatchResult | None = None
-        self.resumed = False
-        self.spectators = Spectators()
-        self.task: asyncio.Task[None] | None = None
         self.log = log.bind(match_id=meta.match_id)
-
-    @property
-    def match_id(self) -> str:
-        return self.meta.match_id
-
-    def check_token(self, slot: int, token: str) -> bool:
-        return token_matches(self.meta.token_hashes[slot], token)
-
-    def save_meta(self) -> None:
-        write_meta(self.meta_path, self.meta)
-
-    def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name=f"match-{self.match_id}")
 
     def welcome(self, slot: int) -> m.Welcome:
         cfg = self.meta.config
@@ -248,12 +233,6 @@ class HostedMatch:
         self.status = "finished"
 
     # ------------------------------------------------------------ spectators
-
-    def watch(self) -> Feed:
-        return self.spectators.join()
-
-    def unwatch(self, feed: Feed) -> None:
-        self.spectators.leave(feed)
 
     def snapshot(self) -> m.WatchSnapshot:
         match = self.match

@@ -42,10 +42,9 @@ from cogolf.games.golf.wire import (
     GolfWelcome,
 )
 from cogolf.replay import ReplayWriter
-from cogolf.server.meta import token_hash, token_matches, write_meta
+from cogolf.server.hosting import HostedBase
+from cogolf.server.meta import token_hash
 from cogolf.server.requests import MAX_NAME_CHARS, CreateMatch, RequestError, check_deadline
-from cogolf.server.seat import WebSocketSeat
-from cogolf.server.spectators import Feed, Spectators
 
 if TYPE_CHECKING:
     from cogolf.game import Host as Registry
@@ -64,7 +63,7 @@ class GolfMeta(msgspec.Struct, kw_only=True):
     created_at: float
 
 
-class HostedGolfMatch:
+class HostedGolfMatch(HostedBase):
     game = "golf"
 
     def __init__(
@@ -79,36 +78,23 @@ class HostedGolfMatch:
         results_dir: Path,
         connect_timeout: float,
     ) -> None:
-        self.meta = meta
         self.holes = holes
         self.course = course
         self.limits = limits
         self.runner = course.runner(limits)  # raises ToolchainError when the language is missing
-        self.replay_path = replays_dir / f"{meta.match_id}.ndjson"
-        self.meta_path = meta_dir / f"{meta.match_id}.json"
+        super().__init__(
+            meta,
+            seats=1,
+            replays_dir=replays_dir,
+            meta_dir=meta_dir,
+            connect_timeout=connect_timeout,
+            task_prefix="golf",
+        )
+        self.meta: GolfMeta = meta
         self.results_dir = results_dir
-        self.connect_timeout = connect_timeout
-        self.seats = [WebSocketSeat(0)]
-        self.status = "waiting"
         self.result: GolfMatchResult | None = None
         self.driver: GolfDriver | None = None
-        self.resumed = False
-        self.task: asyncio.Task[None] | None = None
-        self.spectators = Spectators()
         self.log = log.bind(match_id=meta.match_id, game="golf")
-
-    @property
-    def match_id(self) -> str:
-        return self.meta.match_id
-
-    def check_token(self, slot: int, token: str) -> bool:
-        return token_matches(self.meta.token_hashes[slot], token)
-
-    def save_meta(self) -> None:
-        write_meta(self.meta_path, self.meta)
-
-    def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name=f"golf-{self.match_id}")
 
     def welcome(self, slot: int) -> GolfWelcome:
         cfg = self.meta.config
@@ -204,12 +190,6 @@ class HostedGolfMatch:
         self.status = "finished"
 
     # ------------------------------------------------------------ spectators
-
-    def watch(self) -> Feed:
-        return self.spectators.join()
-
-    def unwatch(self, feed: Feed) -> None:
-        self.spectators.leave(feed)
 
     def _resolved(self) -> list[Any]:
         if self.driver is not None:
