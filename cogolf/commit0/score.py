@@ -3,8 +3,9 @@
 Only the library's own files come from the submission: the task's skeleton is
 copied fresh and each package path is replaced by the submission's version, so
 build files, root conftest and test settings are always the task's own. The
-hidden tests go back in, the library is installed into a fresh venv, the suite
-runs walled, and pass rate = reference ids that passed / reference ids. A
+library is built and installed walled and offline (`cogolf.project.build`), the
+hidden tests go back in, the suite runs walled with its results on the scorer's
+channel (`tampered` scores 0), and pass rate = reference ids that passed / reference ids. A
 missing, failed, errored or skipped id, or one lost to a collection error,
 counts as not passed; no report or a timeout scores 0.
 """
@@ -23,12 +24,15 @@ from cogolf.commit0.quality import run_mypy, run_ruff
 from cogolf.commit0.results import Commit0Result
 from cogolf.commit0.suite import run_suite
 from cogolf.commit0.task import Commit0Task
-from cogolf.project.pyenv import build_toolbox, create_env, install, shared_tempdir
+from cogolf.project.build import install_walled, package_tops
+from cogolf.project.pyenv import build_toolbox, create_env, shared_tempdir
 from cogolf.project.reports import Outcome, TestReport
 
 log = structlog.get_logger(__name__)
 
 MAX_SUBMISSION_FILES = 5000
+MAX_NOTES = 50
+MAX_NOTE_CHARS = 800
 
 
 class SubmissionError(ValueError):
@@ -87,6 +91,7 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
     total = len(task.reference_ids)
 
     def result(status: str, **kw: object) -> Commit0Result:
+        kw["notes"] = [str(n)[:MAX_NOTE_CHARS] for n in kw.get("notes", [])][:MAX_NOTES]  # type: ignore[attr-defined]
         return Commit0Result(task=task.name, entrant=entrant, status=status, total=total,
                              seconds=round(time.monotonic() - start, 3),
                              **kw)  # type: ignore[arg-type]
@@ -104,11 +109,15 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
         tests = work / task.tests_path
         if tests.exists():
             shutil.rmtree(tests)
-        shutil.copytree(task.hidden_tests, tests)
+        build = tmp / "build"  # what the build may write: a copy without the tests
+        shutil.copytree(work, build)
         env = create_env(tmp / "env", build_toolbox(tmp / "toolbox"))
-        installed = install(env, work)
+        installed = await install_walled(env, build, tmp / "install",
+                                         tops=package_tops(task.package_paths),
+                                         wheelhouse=task.wheelhouse)
         if not installed.ok:
-            return result("install_failed", passed=0, notes=[*notes, installed.log[-500:]])
+            return result("install_failed", passed=0, notes=[*notes, installed.log])
+        shutil.copytree(task.hidden_tests, tests)
         run = await run_suite(env, work, task.tests_path, tmp / "out", task.time_limit_seconds)
         lint = typecheck = None
         if quality:
@@ -120,7 +129,6 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
                           walled=run.walled,
                           not_passed=dict.fromkeys(task.reference_ids, run.status))
         passed, not_passed = tally(task, run.report)
-        notes += run.report.notes
     log.info("commit0_scored", task=task.name, entrant=entrant, passed=passed, total=total)
     return result("ok", passed=passed, not_passed=not_passed, lint=lint, typecheck=typecheck,
                   notes=notes, walled=run.walled)

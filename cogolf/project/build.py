@@ -1,0 +1,143 @@
+"""Building and installing an untrusted library, walled and offline.
+
+Building runs the library's code (setuptools imports the package for a dynamic
+`version = {attr = ...}`), so nothing of it runs as root or with the network:
+
+1. the task's own dependencies, resolved into a wheelhouse when the task was
+   prepared, are installed into the venv (`--no-index`: never the package index);
+2. the wheel is built under the walls (leased uid, no network, rlimits, a time
+   limit) from a copy that holds no tests, writing only that copy and a scratch;
+3. the scorer checks the wheel: only the library's own top-level names and its
+   dist-info, no `.pth` file, no `.data` directory, no pytest plugin entry point;
+4. the wheel is installed into the venv, walled again (pip runs no library code).
+
+A failed step is the result, with a short reason; there is no second try online.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from cogolf.project.pyenv import PythonEnv, pip_argv, wheel_names
+from cogolf.project.walled import Walls, run_evaluator
+
+INSTALL_SECONDS = 300.0
+MAX_WHEEL_BYTES = 64 * 1024 * 1024
+MAX_LOG_CHARS = 600
+BUILD_MAX_PROCESSES = 16
+# pip reads the system's name (user agent) and mimetypes its table, even offline
+_PIP_READS = tuple(Path(p) for p in ("/etc/debian_version", "/etc/os-release", "/etc/lsb-release",
+                                             "/etc/mime.types")
+                   if os.path.exists(p))
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    ok: bool
+    log: str  # why it failed: the scorer's words and a capped tail of pip's output
+
+
+def package_tops(package_paths: tuple[str, ...]) -> set[str]:
+    """Top-level names a wheel of these package paths may hold (`src/pkg` -> `pkg`)."""
+    return {Path(p).name for p in package_paths}
+
+
+async def install_walled(env: PythonEnv, source: Path, scratch: Path, *, tops: set[str],
+                         wheelhouse: Path | None = None) -> InstallResult:
+    """Build `source` into a wheel and install it into `env`, all under the walls."""
+    wheels, tmp, checked = scratch / "wheels", scratch / "tmp", scratch / "checked"
+    for d in (wheels, tmp, checked):
+        d.mkdir(parents=True, exist_ok=True)
+    deps = wheel_names(wheelhouse)
+    links = ["--find-links", str(wheelhouse)] if deps and wheelhouse is not None else []
+    if deps:
+        failed = await _pip(env, ["install", "--no-deps", "--no-index", *map(str, deps)],
+                            readable=(wheelhouse,), writable=(env.root, tmp), cwd=tmp,
+                            what="installing the task's dependencies")
+        if failed:
+            return InstallResult(False, failed)
+    failed = await _pip(env, ["wheel", "--no-deps", "--no-build-isolation", "--no-index", *links,
+                              "-w", str(wheels), str(source)],
+                        readable=(source, wheelhouse), writable=(source, wheels, tmp), cwd=source,
+                        what="building the library (offline, walled)")
+    if failed:
+        return InstallResult(False, failed)
+    try:
+        wheel = take_wheel(wheels, checked)
+        check_wheel(wheel, tops)
+    except WheelError as exc:
+        return InstallResult(False, str(exc))
+    failed = await _pip(env, ["install", "--no-deps", "--no-index", str(wheel)],
+                        readable=(checked,), writable=(env.root, tmp), cwd=tmp,
+                        what="installing the built wheel")
+    return InstallResult(not failed, failed)
+
+
+async def _pip(env: PythonEnv, args: list[str], *, readable: tuple[Path | None, ...],
+               writable: tuple[Path, ...], cwd: Path, what: str) -> str:
+    """Run pip walled; '' on success, else the reason."""
+    walls = Walls(readable=(*(p for p in readable if p is not None), env.root, env.toolbox,
+                            *_PIP_READS),
+                  writable=writable, drop_uid=env.any_uid, max_processes=BUILD_MAX_PROCESSES,
+                  env=(("PYTHONDONTWRITEBYTECODE", "1"),))
+    run = await run_evaluator(pip_argv(env, *args), cwd=cwd, walls=walls,
+                              wall_seconds=INSTALL_SECONDS)
+    if run.returncode == 0 and not run.timed_out:
+        return ""
+    why = run.reason or f"pip exited with code {run.returncode}"
+    tail = run.stderr.decode("utf-8", "replace").strip()[-MAX_LOG_CHARS:]
+    return f"{what} failed: {why}" + (f": {tail}" if tail else "")
+
+
+class WheelError(ValueError):
+    """The built wheel holds something a library's wheel must not."""
+
+
+def take_wheel(wheels: Path, dest: Path) -> Path:
+    """Copy the one wheel the build wrote into a folder the build cannot touch."""
+    found = [p for p in wheels.iterdir()]
+    if len(found) != 1 or not found[0].name.endswith(".whl"):
+        raise WheelError(f"the build should write one wheel, it wrote {len(found)} file(s)")
+    target = dest / found[0].name
+    fd = os.open(found[0], os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as src:
+        if os.fstat(src.fileno()).st_size > MAX_WHEEL_BYTES:
+            raise WheelError(f"the built wheel is over {MAX_WHEEL_BYTES} bytes")
+        with target.open("wb") as out:
+            shutil.copyfileobj(src, out)
+    os.chmod(target, 0o644)
+    return target
+
+
+def check_wheel(wheel: Path, tops: set[str]) -> None:
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            infos = zf.infolist()
+            if sum(i.file_size for i in infos) > MAX_WHEEL_BYTES:
+                raise WheelError(f"the built wheel unpacks to over {MAX_WHEEL_BYTES} bytes")
+            for info in infos:
+                _check_member(info.filename, tops)
+                if info.filename.endswith(".dist-info/entry_points.txt") and (
+                    b"pytest11" in zf.read(info)
+                ):
+                    raise WheelError("the built wheel declares a pytest plugin (pytest11)")
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise WheelError(f"the built wheel cannot be read: {exc}") from exc
+
+
+def _check_member(name: str, tops: set[str]) -> None:
+    parts = name.split("/")
+    top = parts[0]
+    if name.startswith("/") or ".." in parts or "\\" in name:
+        raise WheelError(f"the built wheel has a member with an unsafe path: {name[:120]!r}")
+    if name.endswith(".pth"):
+        raise WheelError(f"the built wheel holds a .pth file: {name[:120]!r}")
+    if top.endswith(".dist-info") and top.count("/") == 0:
+        return
+    if top not in tops:
+        raise WheelError(f"the built wheel holds {top[:120]!r}, outside the library's "
+                         f"package paths ({', '.join(sorted(tops))})")
