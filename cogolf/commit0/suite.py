@@ -57,7 +57,7 @@ async def run_suite(env: PythonEnv, work: Path, tests_path: str, out: Path,
                                     walls=walls, wall_seconds=wall_seconds, plugin_dir=plugin,
                                     trusted_tests=[tests], canaries=canaries)
     # the run's own output is for the operator's log only: it may quote hidden tests
-    log.info("suite_ran", returncode=run.returncode, reason=run.reason,
+    log.debug("suite_ran", returncode=run.returncode, reason=run.reason,
              output_tail=run.stderr[-2000:].decode("utf-8", "replace"))
     notes = [run.reason] if run.reason else []
     if channel.tampered:

@@ -55,12 +55,17 @@ def _take_channel() -> tuple[int, str]:
 
 _FD, _TOKEN = _take_channel()
 _RUNNER_DIRS = (
-    *(os.path.dirname(os.path.dirname(os.path.abspath(m.__file__ or "")))
+    *(os.path.dirname(os.path.dirname(os.path.abspath(m.__file__ or ""))) + os.sep
       for m in (pytest, pluggy, _pytest.python)),
     os.path.abspath(__file__),
 )
-_STDLIB_DIRS = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
-_TRUSTED_TESTS = tuple(p for p in os.environ.pop("COGOLF_TRUSTED_TESTS", "").split(os.pathsep) if p)
+# the interpreter's own library (a venv's lib/pythonX.Y holds site-packages: not that)
+_STDLIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep,
+                      os.path.dirname(sysconfig.__file__) + os.sep})
+_TRUSTED_TESTS = tuple(
+    p.rstrip(os.sep) + os.sep for p in os.environ.pop("COGOLF_TRUSTED_TESTS", "").split(os.pathsep)
+    if p
+)
 
 _WATCHED_NAMES = (
     "_pytest.runner.call_and_report",
@@ -128,7 +133,7 @@ def _kind(filename: str) -> str:
         return "unknown"
     if filename.startswith(_RUNNER_DIRS):
         return "runner"
-    if filename.startswith(_STDLIB_DIRS):
+    if filename.startswith(_STDLIB_DIRS) and "-packages" + os.sep not in filename:
         return "stdlib"
     if _TRUSTED_TESTS and filename.startswith(_TRUSTED_TESTS):
         return "tests"
