@@ -86,11 +86,25 @@ def download(requirements: list[str], wheelhouse: Path) -> None:
         return
     wheelhouse.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--only-binary", ":all:",
-         "--disable-pip-version-check", "-q", "-d", str(wheelhouse), *requirements],
-        capture_output=True, timeout=DOWNLOAD_SECONDS, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--only-binary",
+            ":all:",
+            "--disable-pip-version-check",
+            "-q",
+            "-d",
+            str(wheelhouse),
+            *requirements,
+        ],
+        capture_output=True,
+        timeout=DOWNLOAD_SECONDS,
+        check=False,
     )
     if done.returncode != 0:
         tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
-        raise SourceError(f"could not resolve {', '.join(requirements)} into wheels: "
-                          f"{' / '.join(tail)}")
+        raise SourceError(
+            f"could not resolve {', '.join(requirements)} into wheels: {' / '.join(tail)}"
+        )

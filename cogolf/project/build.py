@@ -34,9 +34,11 @@ MAX_WHEEL_BYTES = 64 * 1024 * 1024
 MAX_LOG_CHARS = 600
 BUILD_MAX_PROCESSES = 16
 # pip reads the system's name (user agent) and mimetypes its table, even offline
-_PIP_READS = tuple(Path(p) for p in ("/etc/debian_version", "/etc/os-release", "/etc/lsb-release",
-                                             "/etc/mime.types")
-                   if os.path.exists(p))
+_PIP_READS = tuple(
+    Path(p)
+    for p in ("/etc/debian_version", "/etc/os-release", "/etc/lsb-release", "/etc/mime.types")
+    if os.path.exists(p)
+)
 
 
 @dataclass(frozen=True)
@@ -50,17 +52,23 @@ def package_tops(package_paths: tuple[str, ...]) -> set[str]:
     return {Path(p).name for p in package_paths}
 
 
-async def install_walled(env: PythonEnv, source: Path, scratch: Path, *, tops: set[str],
-                         wheelhouse: Path | None = None) -> InstallResult:
+async def install_walled(
+    env: PythonEnv, source: Path, scratch: Path, *, tops: set[str], wheelhouse: Path | None = None
+) -> InstallResult:
     """Build `source` into a wheel and install it into `env`, all under the walls."""
     wheels, tmp, checked = scratch / "wheels", scratch / "tmp", scratch / "checked"
     for d in (wheels, tmp, checked):
         d.mkdir(parents=True, exist_ok=True)
     deps = wheel_names(wheelhouse)
     if deps:
-        failed = await _pip(env, ["install", "--no-deps", "--no-index", *map(str, deps)],
-                            readable=(wheelhouse,), writable=(env.root, tmp), cwd=tmp,
-                            what="installing the task's dependencies")
+        failed = await _pip(
+            env,
+            ["install", "--no-deps", "--no-index", *map(str, deps)],
+            readable=(wheelhouse,),
+            writable=(env.root, tmp),
+            cwd=tmp,
+            what="installing the task's dependencies",
+        )
         if failed:
             return InstallResult(False, failed)
     failed = await _build(env, source, wheels, tmp)
@@ -74,9 +82,14 @@ async def install_walled(env: PythonEnv, source: Path, scratch: Path, *, tops: s
     if pure:
         unpack_wheel(wheel, site_packages(env))
         return InstallResult(True, "")
-    failed = await _pip(env, ["install", "--no-deps", "--no-index", str(wheel)],
-                        readable=(checked,), writable=(env.root, tmp), cwd=tmp,
-                        what="installing the built wheel")
+    failed = await _pip(
+        env,
+        ["install", "--no-deps", "--no-index", str(wheel)],
+        readable=(checked,),
+        writable=(env.root, tmp),
+        cwd=tmp,
+        what="installing the built wheel",
+    )
     return InstallResult(not failed, failed)
 
 
@@ -100,11 +113,19 @@ backend.build_wheel(out)
 
 
 async def _build(env: PythonEnv, source: Path, wheels: Path, tmp: Path) -> str:
-    walls = Walls(readable=(source, env.root, env.toolbox), writable=(source, wheels, tmp),
-                  drop_uid=env.any_uid, max_processes=BUILD_MAX_PROCESSES,
-                  env=(("PYTHONDONTWRITEBYTECODE", "1"),))
-    run = await run_evaluator([str(env.python), "-P", "-c", _BUILD, str(source), str(wheels)],
-                              cwd=source, walls=walls, wall_seconds=INSTALL_SECONDS)
+    walls = Walls(
+        readable=(source, env.root, env.toolbox),
+        writable=(source, wheels, tmp),
+        drop_uid=env.any_uid,
+        max_processes=BUILD_MAX_PROCESSES,
+        env=(("PYTHONDONTWRITEBYTECODE", "1"),),
+    )
+    run = await run_evaluator(
+        [str(env.python), "-P", "-c", _BUILD, str(source), str(wheels)],
+        cwd=source,
+        walls=walls,
+        wall_seconds=INSTALL_SECONDS,
+    )
     if run.returncode == 0 and not run.timed_out:
         return ""
     why = run.reason or f"the build exited with code {run.returncode}"
@@ -127,15 +148,26 @@ def unpack_wheel(wheel: Path, dest: Path) -> None:
     (dest / dist_info / "INSTALLER").write_text("cogolf\n", encoding="utf-8")
 
 
-async def _pip(env: PythonEnv, args: list[str], *, readable: tuple[Path | None, ...],
-               writable: tuple[Path, ...], cwd: Path, what: str) -> str:
+async def _pip(
+    env: PythonEnv,
+    args: list[str],
+    *,
+    readable: tuple[Path | None, ...],
+    writable: tuple[Path, ...],
+    cwd: Path,
+    what: str,
+) -> str:
     """Run pip walled; '' on success, else the reason."""
-    walls = Walls(readable=(*(p for p in readable if p is not None), env.root, env.toolbox,
-                            *_PIP_READS),
-                  writable=writable, drop_uid=env.any_uid, max_processes=BUILD_MAX_PROCESSES,
-                  env=(("PYTHONDONTWRITEBYTECODE", "1"),))
-    run = await run_evaluator(pip_argv(env, *args), cwd=cwd, walls=walls,
-                              wall_seconds=INSTALL_SECONDS)
+    walls = Walls(
+        readable=(*(p for p in readable if p is not None), env.root, env.toolbox, *_PIP_READS),
+        writable=writable,
+        drop_uid=env.any_uid,
+        max_processes=BUILD_MAX_PROCESSES,
+        env=(("PYTHONDONTWRITEBYTECODE", "1"),),
+    )
+    run = await run_evaluator(
+        pip_argv(env, *args), cwd=cwd, walls=walls, wall_seconds=INSTALL_SECONDS
+    )
     if run.returncode == 0 and not run.timed_out:
         return ""
     why = run.reason or f"pip exited with code {run.returncode}"
@@ -194,5 +226,7 @@ def _check_member(name: str, tops: set[str]) -> None:
     if top.endswith(".dist-info"):
         return
     if top not in tops:
-        raise WheelError(f"the built wheel holds {top[:120]!r}, outside the library's "
-                         f"package paths ({', '.join(sorted(tops))})")
+        raise WheelError(
+            f"the built wheel holds {top[:120]!r}, outside the library's "
+            f"package paths ({', '.join(sorted(tops))})"
+        )

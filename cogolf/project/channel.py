@@ -184,8 +184,9 @@ def _outcome(seen: dict[str, str]) -> Outcome:
     return Outcome.NO_RESULT
 
 
-def plant_canaries(tests_dir: Path, rootdir: Path, count: int = CANARIES_PER_RUN,
-                   rng: random.Random | None = None) -> set[str]:
+def plant_canaries(
+    tests_dir: Path, rootdir: Path, count: int = CANARIES_PER_RUN, rng: random.Random | None = None
+) -> set[str]:
     """Append `count` failing test functions to real test modules; returns their node ids.
 
     Each canary copies the body of a real module-level test of the same module (or
@@ -205,11 +206,24 @@ def plant_canaries(tests_dir: Path, rootdir: Path, count: int = CANARIES_PER_RUN
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        tests = [n for n in tree.body if isinstance(n, ast.FunctionDef)
-                 and n.name.startswith("test") and not n.args.args and not n.decorator_list
-                 and not any(isinstance(x, ast.Return | ast.Yield) for x in ast.walk(n))]
-        words = sorted({w for n in ast.walk(tree) if isinstance(n, ast.Name)
-                        for w in n.id.lower().split("_") if w.isalpha() and 2 < len(w) < 12})
+        tests = [
+            n
+            for n in tree.body
+            if isinstance(n, ast.FunctionDef)
+            and n.name.startswith("test")
+            and not n.args.args
+            and not n.decorator_list
+            and not any(isinstance(x, ast.Return | ast.Yield) for x in ast.walk(n))
+        ]
+        words = sorted(
+            {
+                w
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Name)
+                for w in n.id.lower().split("_")
+                if w.isalpha() and 2 < len(w) < 12
+            }
+        )
         words = words or [module.stem.removeprefix("test_") or "value"]
         name = f"test_{rng.choice(words)}_{rng.choice(words)}_{rng.randrange(2, 99)}"
         defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
@@ -233,9 +247,16 @@ def with_plugin(argv: list[str], module: str) -> list[str] | None:
     return None
 
 
-async def run_pytest(argv: list[str], *, cwd: Path, walls: Walls, wall_seconds: float,
-                     plugin_dir: Path, trusted_tests: list[Path],
-                     canaries: set[str]) -> tuple[EvaluatorRun, ChannelResult]:
+async def run_pytest(
+    argv: list[str],
+    *,
+    cwd: Path,
+    walls: Walls,
+    wall_seconds: float,
+    plugin_dir: Path,
+    trusted_tests: list[Path],
+    canaries: set[str],
+) -> tuple[EvaluatorRun, ChannelResult]:
     """Run a `-m pytest` command walled with the results channel; `plugin_dir` must be a
     folder the run cannot write."""
     channel = open_channel(plugin_dir)

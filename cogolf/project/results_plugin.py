@@ -39,6 +39,7 @@ import pytest
 _write = os.write
 _dumps = json.dumps
 _getframe = sys._getframe
+_normpath = os.path.normpath
 _isinstance = isinstance
 _type = type
 _frame_type = _type(_getframe())
@@ -55,15 +56,19 @@ def _take_channel() -> tuple[int, str]:
 
 _FD, _TOKEN = _take_channel()
 _RUNNER_DIRS = (
-    *(os.path.dirname(os.path.dirname(os.path.abspath(m.__file__ or ""))) + os.sep
-      for m in (pytest, pluggy, _pytest.python)),
+    *(
+        os.path.dirname(os.path.dirname(os.path.abspath(m.__file__ or ""))) + os.sep
+        for m in (pytest, pluggy, _pytest.python)
+    ),
     os.path.abspath(__file__),
 )
 # the interpreter's own library (a venv's lib/pythonX.Y holds site-packages: not that)
-_STDLIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep,
-                      os.path.dirname(sysconfig.__file__) + os.sep})
+_STDLIB_DIRS = tuple(
+    {os.path.dirname(os.__file__) + os.sep, os.path.dirname(sysconfig.__file__) + os.sep}
+)
 _TRUSTED_TESTS = tuple(
-    p.rstrip(os.sep) + os.sep for p in os.environ.pop("COGOLF_TRUSTED_TESTS", "").split(os.pathsep)
+    p.rstrip(os.sep) + os.sep
+    for p in os.environ.pop("COGOLF_TRUSTED_TESTS", "").split(os.pathsep)
     if p
 )
 
@@ -84,6 +89,8 @@ _WATCHED_NAMES = (
     "pluggy.HookCaller.__call__",
     "pluggy.PluginManager._hookexec",
 )
+
+
 def _current(name: str) -> Any:
     module, _, rest = name.partition(".")
     if module == "_pytest":
@@ -110,7 +117,7 @@ def _send(record: dict[str, Any]) -> None:
     data = (_dumps(record) + "\n").encode()
     try:
         while data:
-            data = data[_write(_FD, data):]
+            data = data[_write(_FD, data) :]
     except OSError:
         pass  # the scorer is gone or the channel was closed: nothing more to say
 
@@ -131,6 +138,8 @@ def _check_snapshot() -> None:
 def _kind(filename: str) -> str:
     if filename.startswith("<"):
         return "unknown"
+    # `tests/../candidate.py` (a `pythonpath = ..` setting) is not under tests/
+    filename = _normpath(filename)
     if filename.startswith(_RUNNER_DIRS):
         return "runner"
     if filename.startswith(_STDLIB_DIRS) and "-packages" + os.sep not in filename:

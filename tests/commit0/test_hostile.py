@@ -31,8 +31,9 @@ def task(tmp_path_factory: pytest.TempPathFactory) -> Commit0Task:
     shutil.copytree(TEXTKIT, source)
     pyproject = source / "pyproject.toml"
     text = pyproject.read_text().replace('version = "1.0.0"', 'dynamic = ["version"]')
-    pyproject.write_text(text + '\n[tool.setuptools.dynamic]\n'
-                         'version = {attr = "textkit.__version__"}\n')
+    pyproject.write_text(
+        text + '\n[tool.setuptools.dynamic]\nversion = {attr = "textkit.__version__"}\n'
+    )
     init = source / "src" / "textkit" / "__init__.py"
     init.write_text(init.read_text() + '\n__version__ = "1.0.0"\n')
     out = tmp_path_factory.mktemp("task") / "task"
@@ -41,9 +42,26 @@ def task(tmp_path_factory: pytest.TempPathFactory) -> Commit0Task:
 
 def score_cli(task: Commit0Task, submission: Path, out: Path) -> tuple[dict[str, object], str]:
     done = subprocess.run(
-        [sys.executable, "-m", "cogolf", "commit0", "score", str(task.root), str(submission),
-         "--entrant", "mallory", "--no-quality", "--out", str(out)],
-        capture_output=True, text=True, cwd=REPO, timeout=300, check=False)
+        [
+            sys.executable,
+            "-m",
+            "cogolf",
+            "commit0",
+            "score",
+            str(task.root),
+            str(submission),
+            "--entrant",
+            "mallory",
+            "--no-quality",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(out.read_text()), out.read_text() + done.stdout
 
@@ -73,8 +91,11 @@ def test_skeleton_is_the_baseline(task: Commit0Task, tmp_path: Path) -> None:
 
 
 def test_patching_runtest_is_tampered(task: Commit0Task, tmp_path: Path) -> None:
-    sub = with_init(task, tmp_path, "import _pytest.python\n"
-                    "_pytest.python.Function.runtest = lambda self: None\n")
+    sub = with_init(
+        task,
+        tmp_path,
+        "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n",
+    )
     data, text = score_cli(task, sub, tmp_path / "r.json")
     assert data["status"] == "tampered" and data["pass_rate"] == 0.0 and data["passed"] == 0
     assert any("replaced" in n or "canary" in n for n in data["notes"]), data["notes"]
@@ -83,8 +104,12 @@ def test_patching_runtest_is_tampered(task: Commit0Task, tmp_path: Path) -> None
 
 def test_unwatched_patch_is_caught_by_the_canaries(task: Commit0Task, tmp_path: Path) -> None:
     # every test function becomes a no-op: nothing in the snapshot changes
-    sub = with_init(task, tmp_path, "import _pytest.python\n"
-                    "_pytest.python.Function._getobj = lambda self: (lambda *a, **k: None)\n")
+    sub = with_init(
+        task,
+        tmp_path,
+        "import _pytest.python\n"
+        "_pytest.python.Function._getobj = lambda self: (lambda *a, **k: None)\n",
+    )
     data, _ = score_cli(task, sub, tmp_path / "r.json")
     assert data["status"] == "tampered" and data["pass_rate"] == 0.0
     assert any("canary" in n for n in data["notes"]), data["notes"]
@@ -98,10 +123,15 @@ def test_heap_scan_trips_the_wire(task: Commit0Task, tmp_path: Path) -> None:
 
 
 def test_atexit_report_rewrite_changes_nothing(task: Commit0Task, tmp_path: Path) -> None:
-    fake = ('<testsuites><testsuite name="pytest">'
-            '<testcase classname="tests.test_slug" name="test_slugify_basic"/>'
-            '</testsuite></testsuites>')
-    sub = with_init(task, tmp_path, f"""import atexit, os, glob
+    fake = (
+        '<testsuites><testsuite name="pytest">'
+        '<testcase classname="tests.test_slug" name="test_slugify_basic"/>'
+        "</testsuite></testsuites>"
+    )
+    sub = with_init(
+        task,
+        tmp_path,
+        f"""import atexit, os, glob
 def _rewrite():
     for d in (os.environ.get("TMPDIR", "."), os.getcwd()):
         for path in glob.glob(os.path.join(d, "**", "*.xml"), recursive=True):
@@ -111,19 +141,24 @@ def _rewrite():
                 pass
     os._exit(0)
 atexit.register(_rewrite)
-""")
+""",
+    )
     data, text = score_cli(task, sub, tmp_path / "r.json")
     assert data["pass_rate"] == 0.0 and data["passed"] == 0
     assert_clean(text, task)
 
 
 def test_exit_after_printing_hidden_tests_leaks_nothing(task: Commit0Task, tmp_path: Path) -> None:
-    sub = with_init(task, tmp_path, """import os, sys, glob
+    sub = with_init(
+        task,
+        tmp_path,
+        """import os, sys, glob
 for path in glob.glob(os.path.join(os.getcwd(), "tests", "*.py")):
     sys.stdout.write(open(path).read()); sys.stderr.write(open(path).read())
 sys.stdout.flush(); sys.stderr.flush()
 os._exit(0)
-""")
+""",
+    )
     data, text = score_cli(task, sub, tmp_path / "r.json")
     assert data["pass_rate"] == 0.0
     assert data["status"] in ("ok", "no_report")
@@ -133,14 +168,18 @@ os._exit(0)
 def test_build_time_code_is_walled(task: Commit0Task, tmp_path: Path) -> None:
     marker = tmp_path / "written-by-the-build"
     marker_in_repo = REPO / "written-by-the-build"
-    sub = with_init(task, tmp_path, f"""__version__ = str("1.0.0")  # not static: imported
+    sub = with_init(
+        task,
+        tmp_path,
+        f"""__version__ = str("1.0.0")  # not static: imported
 for target in ({str(marker)!r}, {str(marker_in_repo)!r}, "/tmp/written-by-the-build"):
     try:
         open(target, "w").write("root was here")
     except OSError:
         pass
 raise RuntimeError("SHADOW " + open("/etc/shadow").read())
-""")
+""",
+    )
     data, text = score_cli(task, sub, tmp_path / "r.json")
     assert data["status"] == "install_failed" and data["pass_rate"] == 0.0
     assert any("building the library (offline, walled) failed" in n for n in data["notes"])
