@@ -57,14 +57,17 @@ async def install_walled(
 ) -> InstallResult:
     """Build `source` into a wheel and install it into `env`, all under the walls."""
     wheels, tmp, checked = scratch / "wheels", scratch / "tmp", scratch / "checked"
-    for d in (wheels, tmp, checked):
+    copied = scratch / "deps"
+    for d in (wheels, tmp, checked, copied):
         d.mkdir(parents=True, exist_ok=True)
-    deps = wheel_names(wheelhouse)
+        os.chmod(d, 0o755)
+    # copied next to the run: the task folder may be private to root
+    deps = [Path(shutil.copy(w, copied / w.name)) for w in wheel_names(wheelhouse)]
     if deps:
         failed = await _pip(
             env,
             ["install", "--no-deps", "--no-index", *map(str, deps)],
-            readable=(wheelhouse,),
+            readable=(copied,),
             writable=(env.root, tmp),
             cwd=tmp,
             what="installing the task's dependencies",
