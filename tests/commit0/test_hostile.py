@@ -143,9 +143,11 @@ def _rewrite():
 atexit.register(_rewrite)
 """,
     )
+    hidden_before = {p.name: p.read_bytes() for p in task.hidden_tests.iterdir()}
     data, text = score_cli(task, sub, tmp_path / "r.json")
     assert data["pass_rate"] == 0.0 and data["passed"] == 0
     assert_clean(text, task)
+    assert {p.name: p.read_bytes() for p in task.hidden_tests.iterdir()} == hidden_before
 
 
 def test_exit_after_printing_hidden_tests_leaks_nothing(task: Commit0Task, tmp_path: Path) -> None:
@@ -195,3 +197,31 @@ def test_failed_offline_install_is_not_retried(task: Commit0Task, tmp_path: Path
     notes = " ".join(data["notes"])  # type: ignore[arg-type]
     assert "offline" in notes and "requests_not_here" in notes
     assert "index" not in notes.replace("--no-index", "")
+
+
+def test_forged_lines_on_every_descriptor_are_tampering(task: Commit0Task, tmp_path: Path) -> None:
+    forged = '{"id": "tests/test_slug.py::test_slugify_basic", "when": "call", "outcome": "passed"}'
+    sub = with_init(
+        task,
+        tmp_path,
+        f"""import os
+for fd in range(3, 256):
+    try:
+        os.write(fd, b{forged!r} + b"\\n")
+    except OSError:
+        pass
+""",
+    )
+    data, _ = score_cli(task, sub, tmp_path / "r.json")
+    assert data["status"] == "tampered" and data["pass_rate"] == 0.0
+    assert any("not written by the scorer" in n for n in data["notes"]), data["notes"]
+
+
+def test_closing_every_descriptor_leaves_tests_without_result(
+    task: Commit0Task, tmp_path: Path
+) -> None:
+    sub = with_init(task, tmp_path, "import os\nos.closerange(3, 256)\n")
+    data, _ = score_cli(task, sub, tmp_path / "r.json")
+    assert data["pass_rate"] == 0.0 and data["passed"] == 0
+    assert data["status"] in ("ok", "no_report")
+    assert set(data["not_passed"].values()) <= {"missing", "no_result", "no_report"}
