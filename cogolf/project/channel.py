@@ -193,8 +193,7 @@ def plant_canaries(
     a plain assertion when there is none) under a name built from the module's
     own words, and ends with an assertion that cannot hold.
     """
-    rng = rng or random.SystemRandom()  # type: ignore[assignment]
-    assert rng is not None
+    rng = rng or random.SystemRandom()
     modules = sorted(p for p in tests_dir.rglob("test*.py") if p.is_file() and not p.is_symlink())
     planted: set[str] = set()
     if not modules:
@@ -229,7 +228,7 @@ def plant_canaries(
         defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         if name in defined:
             continue
-        body = ast.unparse(rng.choice(tests).body) if tests else ""
+        body = "\n".join(ast.unparse(stmt) for stmt in rng.choice(tests).body) if tests else ""
         left, right = rng.sample(words, 2) if len(words) > 1 else (words[0], words[0] + "s")
         lines = [*body.splitlines(), f"assert {left!r} == {right!r}"]
         source = "\n\ndef " + name + "():\n" + "".join(f"    {line}\n" for line in lines)

@@ -151,7 +151,7 @@ def _kind(filename: str) -> str:
 
 def _origin() -> str:
     """Who asked: the nearest frame (above this hook) that is neither stdlib nor synthetic."""
-    frame = _getframe(2)
+    frame: Any = _getframe(2)
     while frame is not None:
         kind = _kind(frame.f_code.co_filename)
         if kind not in ("stdlib", "unknown"):
@@ -161,8 +161,8 @@ def _origin() -> str:
 
 
 def _is_runner_object(obj: Any) -> bool:
-    module = getattr(obj, "__module__", None) if not _isinstance(obj, _type(sys)) else obj.__name__
-    return _isinstance(module, str) and (
+    module = obj.__name__ if _isinstance(obj, _type(sys)) else getattr(obj, "__module__", None)
+    return isinstance(module, str) and (
         module.startswith(("_pytest", "pytest", "pluggy")) or module == __name__
     )
 
