@@ -67,15 +67,18 @@ async def run_attempt(
         scratch = out / "scratch"
         scratch.mkdir()
         pytest_run = with_plugin(list(task.command), "x") is not None
-        report_path = (scratch if pytest_run else out / "report-dir") / "report"
-        report_path.parent.mkdir(exist_ok=True)
+        # Other evaluators write their report into a file made for them in a folder
+        # only root may change: the run can write the file, not replace it with a link.
+        report_path = (scratch if pytest_run else out) / "report"
+        if not pytest_run:
+            report_path.touch()
         argv = [
             a.format(python=env.python, workspace=workspace, tests=tests, report=report_path)
             for a in task.command
         ]
         walls = Walls(
             readable=(workspace, out, env.root, env.toolbox),
-            writable=(scratch,) if pytest_run else (report_path.parent, scratch),
+            writable=(scratch,) if pytest_run else (report_path, scratch),
             drop_uid=env.any_uid,
             env=(("PYTHONDONTWRITEBYTECODE", "1"),),
         )
@@ -134,6 +137,9 @@ def read_outcome(
         return AttemptStatus.NO_REPORT, None, [
             *notes, f"evaluator wrote no readable report (exit code {run.returncode}): "
             f"{exc.strerror}"]
+    if not data:
+        return AttemptStatus.NO_REPORT, None, [
+            *notes, f"evaluator wrote no report (exit code {run.returncode})"]
     return ingest_bytes(task, data, notes)
 
 

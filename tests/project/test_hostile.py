@@ -123,3 +123,90 @@ while frame is not None:
     data, _ = attempt_cli(changes, tmp_path / "r.json")
     assert data["status"] == "tampered" and data["points"] == 0.0
     assert any("runner frame" in n for n in data["notes"])  # type: ignore[union-attr]
+
+
+# An evaluator of another stack: a small program writing go-test JSON into {report}.
+GO_REPORT = """import json, os, sys
+report = sys.argv[1]
+ok = os.path.exists("fixed.txt")
+lines = [{"Action": "pass" if ok else "fail", "Package": "p", "Test": "TestA"},
+         {"Action": "pass", "Package": "p"}]
+ATTACK
+with open(report, "w") as fh:
+    fh.write("".join(json.dumps(x) + "\\n" for x in lines))
+"""
+
+
+def go_task(tmp_path: Path, attack: str) -> Path:
+    task_dir = tmp_path / "go_task"
+    (task_dir / "template").mkdir(parents=True)
+    (task_dir / "evaluator").mkdir()
+    (task_dir / "template" / "main.go").write_text("package p\n")
+    (task_dir / "evaluator" / "run.py").write_text(GO_REPORT.replace("ATTACK", attack))
+    (task_dir / "task.json").write_text(
+        json.dumps(
+            {
+                "name": "go-like",
+                "template": "template",
+                "evaluator_tests": "evaluator",
+                "command": ["{python}", "{tests}/run.py", "{report}"],
+                "report_format": "go-test-json",
+                "time_limit_seconds": 60,
+                "checks": [{"id": "a", "label": "floor", "tests": ["p::TestA"]}],
+            }
+        )
+    )
+    return task_dir
+
+
+def run_go(task_dir: Path, tmp_path: Path) -> dict[str, object]:
+    changes = tmp_path / "changes"
+    changes.mkdir(exist_ok=True)
+    (changes / "fixed.txt").write_text("yes\n")
+    out = tmp_path / "r.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cogolf",
+            "project",
+            "attempt",
+            str(task_dir),
+            str(changes),
+            "--entrant",
+            "mallory",
+            "--attempt",
+            "1",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(out.read_text())
+
+
+def test_other_stacks_write_their_report_in_place(tmp_path: Path) -> None:
+    data = run_go(go_task(tmp_path, ""), tmp_path)
+    assert data["status"] == "ok" and data["points"] == 1.0, data["notes"]
+
+
+def test_a_report_cannot_be_swapped_for_a_link(tmp_path: Path) -> None:
+    attack = """try:
+    os.remove(report)
+except OSError:
+    pass
+try:
+    os.symlink("/etc/shadow", report)
+except OSError:
+    pass
+lines = []
+"""
+    data = run_go(go_task(tmp_path, attack), tmp_path)
+    assert data["points"] == 0.0 and data["status"] in ("no_report", "empty_report")
+    shadow = Path("/etc/shadow").read_text().splitlines()[0]
+    assert shadow not in json.dumps(data)
