@@ -187,55 +187,113 @@ def _outcome(seen: dict[str, str]) -> Outcome:
 def plant_canaries(
     tests_dir: Path, rootdir: Path, count: int = CANARIES_PER_RUN, rng: random.Random | None = None
 ) -> set[str]:
-    """Append `count` failing test functions to real test modules; returns their node ids.
+    """Add `count` failing tests to real test modules; returns their node ids.
 
-    Each canary copies the body of a real module-level test of the same module (or
-    a plain assertion when there is none) under a name built from the module's
-    own words, and ends with an assertion that cannot hold.
+    A canary lives beside real tests: a module-level function, or a method of a
+    test class (a `unittest.TestCase` one uses `self.assertEqual`). It copies the
+    body of a real test of the same place, is named from the module's own words,
+    and ends with an assertion that cannot hold.
     """
     rng = rng or random.SystemRandom()
     modules = sorted(p for p in tests_dir.rglob("test*.py") if p.is_file() and not p.is_symlink())
     planted: set[str] = set()
-    if not modules:
-        return planted
-    for _ in range(count):
+    for _ in range(count if modules else 0):
         module = rng.choice(modules)
-        text = module.read_text(encoding="utf-8", errors="replace")
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        tests = [
-            n
-            for n in tree.body
-            if isinstance(n, ast.FunctionDef)
-            and n.name.startswith("test")
-            and not n.args.args
-            and not n.decorator_list
-            and not any(isinstance(x, ast.Return | ast.Yield) for x in ast.walk(n))
-        ]
-        words = sorted(
-            {
-                w
-                for n in ast.walk(tree)
-                if isinstance(n, ast.Name)
-                for w in n.id.lower().split("_")
-                if w.isalpha() and 2 < len(w) < 12
-            }
-        )
-        words = words or [module.stem.removeprefix("test_") or "value"]
-        name = f"test_{rng.choice(words)}_{rng.choice(words)}_{rng.randrange(2, 99)}"
-        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-        if name in defined:
-            continue
-        body = "\n".join(ast.unparse(stmt) for stmt in rng.choice(tests).body) if tests else ""
-        left, right = rng.sample(words, 2) if len(words) > 1 else (words[0], words[0] + "s")
-        lines = [*body.splitlines(), f"assert {left!r} == {right!r}"]
-        source = "\n\ndef " + name + "():\n" + "".join(f"    {line}\n" for line in lines)
-        with module.open("a", encoding="utf-8") as fh:
-            fh.write(source)
-        planted.add(f"{module.relative_to(rootdir).as_posix()}::{name}")
+        nodeid = _plant_one(module, rng)
+        if nodeid is not None:
+            planted.add(f"{module.relative_to(rootdir).as_posix()}::{nodeid}")
     return planted
+
+
+def _plain_tests(body: list[ast.stmt], args: int) -> list[ast.FunctionDef]:
+    """Test functions taking `args` arguments, undecorated, that cannot return early."""
+    return [
+        n
+        for n in body
+        if isinstance(n, ast.FunctionDef)
+        and n.name.startswith("test")
+        and len(n.args.args) == args
+        and not n.decorator_list
+        and not any(isinstance(x, ast.Return | ast.Yield) for x in ast.walk(n))
+    ]
+
+
+def _base_name(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+
+def _test_classes(tree: ast.Module) -> list[ast.ClassDef]:
+    """Top-level classes pytest collects as they are (not bases of other classes)."""
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and not n.decorator_list]
+    used_as_base = {_base_name(b) for c in classes for b in c.bases}
+    return [
+        c
+        for c in classes
+        if c.name not in used_as_base
+        and (c.name.startswith("Test") or any(_base_name(b).endswith("TestCase") for b in c.bases))
+        and not any(isinstance(m, ast.FunctionDef) and m.name == "__init__" for m in c.body)
+    ]
+
+
+def _plant_one(module: Path, rng: random.Random) -> str | None:
+    text = module.read_text(encoding="utf-8", errors="replace")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    words = sorted(
+        {
+            w
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Name)
+            for w in n.id.lower().split("_")
+            if w.isalpha() and 2 < len(w) < 12
+        }
+    )
+    words = words or [module.stem.removeprefix("test_") or "value"]
+    name = f"test_{rng.choice(words)}_{rng.choice(words)}_{rng.randrange(2, 99)}"
+    left, right = rng.sample(words, 2) if len(words) > 1 else (words[0], words[0] + "s")
+    functions = _plain_tests(tree.body, 0)
+    classes = _test_classes(tree)
+    if classes and (not functions or rng.random() < 0.5):
+        cls = rng.choice(classes)
+        if any(getattr(m, "name", None) == name for m in cls.body):
+            return None
+        unittest_style = any(_base_name(b).endswith("TestCase") for b in cls.bases)
+        fail = (
+            f"self.assertEqual({left!r}, {right!r})"
+            if unittest_style
+            else (f"assert {left!r} == {right!r}")
+        )
+        methods = _plain_tests(cls.body, 1)
+        indent = " " * (cls.body[0].col_offset if cls.body else cls.col_offset + 4)
+        source = _function(name, "self", methods, fail, rng, indent)
+        lines = text.splitlines(keepends=True)
+        end = cls.end_lineno or len(lines)
+        if lines and not lines[end - 1].endswith("\n"):
+            lines[end - 1] += "\n"
+        planted = "".join([*lines[:end], source, *lines[end:]])
+        try:
+            ast.parse(planted)
+        except SyntaxError:  # never lose a real module to a canary
+            return None
+        module.write_text(planted, encoding="utf-8")
+        return f"{cls.name}::{name}"
+    if any(getattr(n, "name", None) == name for n in tree.body):
+        return None
+    source = _function(name, "", functions, f"assert {left!r} == {right!r}", rng, "")
+    with module.open("a", encoding="utf-8") as fh:
+        fh.write("\n" + source)
+    return name
+
+
+def _function(
+    name: str, args: str, models: list[ast.FunctionDef], fail: str, rng: random.Random, indent: str
+) -> str:
+    body = [ast.unparse(stmt) for stmt in rng.choice(models).body] if models else []
+    lines = [line for stmt in body for line in stmt.splitlines()] + [fail]
+    inner = indent + "    "
+    return f"\n{indent}def {name}({args}):\n" + "".join(f"{inner}{line}\n" for line in lines)
 
 
 def with_plugin(argv: list[str], module: str) -> list[str] | None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -150,3 +152,42 @@ def test_wheel_check_refuses_a_pytest_plugin_and_accepts_a_plain_library(tmp_pat
         check_wheel(plugin, {"lib"})
     plugin.unlink()
     assert check_wheel(_wheel(tmp_path, {"lib/__init__.py": "", "lib/a.py": ""}), {"lib"}) is True
+
+
+def test_canaries_join_test_classes_in_their_style(tmp_path: Path) -> None:
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_cache.py").write_text(
+        "import unittest\n\n\nclass CacheMixin:\n    def test_base(self):\n        pass\n\n\n"
+        "class LRUCacheTest(unittest.TestCase, CacheMixin):\n"
+        "    def test_size(self):\n        self.assertEqual(len([1, 2]), 2)\n"
+        "class TestPlain:\n    def test_one(self):\n        assert 1 + 1 == 2"
+    )
+    planted = plant_canaries(tests, tmp_path, count=6, rng=random.Random(3))
+    classes = {p.split("::")[1] for p in planted}
+    assert classes <= {"LRUCacheTest", "TestPlain"} and classes, planted
+    text = (tests / "test_cache.py").read_text()
+    assert "self.assertEqual(" in text.split("class TestPlain")[0].split("def test_size")[1]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            "-rA",
+            str(tests),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    for nodeid in planted:
+        assert f"FAILED {nodeid}" in done.stdout, done.stdout
+    assert "PASSED tests/test_cache.py::LRUCacheTest::test_size" in done.stdout
+    assert "PASSED tests/test_cache.py::TestPlain::test_one" in done.stdout
