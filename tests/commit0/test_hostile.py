@@ -225,3 +225,24 @@ def test_closing_every_descriptor_leaves_tests_without_result(
     assert data["pass_rate"] == 0.0 and data["passed"] == 0
     assert data["status"] in ("ok", "no_report")
     assert set(data["not_passed"].values()) <= {"missing", "no_result", "no_report"}
+
+
+def test_build_time_code_cannot_plant_a_startup_hook(task: Commit0Task, tmp_path: Path) -> None:
+    # a .pth in the venv would run before the results plugin at every interpreter start
+    hook = "import _pytest.python; _pytest.python.Function.runtest = lambda self: None"
+    sub = with_init(
+        task,
+        tmp_path,
+        f"""__version__ = str("1.0.0")  # not static: imported
+import os, sys, sysconfig
+if "pytest" not in sys.modules:  # at build time
+    for where in (sysconfig.get_paths()["purelib"], os.path.dirname(os.getcwd())):
+        try:
+            with open(os.path.join(where, "zz_hook.pth"), "w") as fh:
+                fh.write({hook!r} + "\\n")
+        except OSError:
+            pass
+""",
+    )
+    data, _ = score_cli(task, sub, tmp_path / "r.json")
+    assert data["status"] == "ok" and data["passed"] == 0, data["notes"]
