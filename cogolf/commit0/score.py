@@ -3,11 +3,12 @@
 Only the library's own files come from the submission: the task's skeleton is
 copied fresh and each package path is replaced by the submission's version, so
 build files, root conftest and test settings are always the task's own. The
-library is built and installed walled and offline (`cogolf.project.build`), the
-hidden tests go back in, the suite runs walled with its results on the scorer's
-channel (`tampered` scores 0), and pass rate = reference ids that passed / reference ids. A
-missing, failed, errored or skipped id, or one lost to a collection error,
-counts as not passed; no report or a timeout scores 0.
+library is built and installed walled and offline (`cogolf.project.build`),
+the hidden tests go back in, the suite runs walled with its results on the
+scorer's channel, and pass rate = reference ids that passed / reference ids. A
+missing, failed, errored or skipped id, one without a result or one lost to a
+collection error counts as not passed; no report, a timeout or a tampered run
+scores 0.
 """
 
 from __future__ import annotations
@@ -90,10 +91,10 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
     start = time.monotonic()
     total = len(task.reference_ids)
 
-    def result(status: str, **kw: object) -> Commit0Result:
-        kw["notes"] = [str(n)[:MAX_NOTE_CHARS] for n in kw.get("notes", [])][:MAX_NOTES]  # type: ignore[attr-defined]
+    def result(status: str, notes: list[str], **kw: object) -> Commit0Result:
+        capped = [n[:MAX_NOTE_CHARS] for n in notes][:MAX_NOTES]  # a result stays small
         return Commit0Result(task=task.name, entrant=entrant, status=status, total=total,
-                             seconds=round(time.monotonic() - start, 3),
+                             seconds=round(time.monotonic() - start, 3), notes=capped,
                              **kw)  # type: ignore[arg-type]
 
     if not submission.is_dir():

@@ -3,8 +3,8 @@
 A `python -m pytest` evaluator reports over the scorer's channel
 (`cogolf.project.channel`: results streamed from a plugin loaded before any
 candidate code, canaries, tripwires); its report file is ignored. Any other
-evaluator writes its report file in a folder of its own and the scorer reads it
-without following links. The workspace is read-only during the run; only a
+evaluator writes its report into a file the scorer made for it in a folder only
+root may change, read without following links. The workspace is read-only during the run; only a
 scratch folder is writable. Nothing the run prints reaches the result.
 
 Also `ingest`, for tasks whose evaluator runs elsewhere (a PHP, Flutter or Go
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import structlog
 
-from cogolf.project.channel import ChannelResult, plant_canaries, run_pytest, with_plugin
+from cogolf.project.channel import ChannelResult, plant_canaries, run_pytest, runs_pytest
 from cogolf.project.pyenv import build_toolbox, create_env, shared_tempdir
 from cogolf.project.reports import ReportError, TestReport, parse_report
 from cogolf.project.reports.model import MAX_REPORT_BYTES
@@ -66,7 +66,7 @@ async def run_attempt(
         env = create_env(root / "env", build_toolbox(root / "toolbox"))
         scratch = out / "scratch"
         scratch.mkdir()
-        pytest_run = with_plugin(list(task.command), "x") is not None
+        pytest_run = runs_pytest(task.command)
         # Other evaluators write their report into a file made for them in a folder
         # only root may change: the run can write the file, not replace it with a link.
         report_path = (scratch if pytest_run else out) / "report"

@@ -27,6 +27,7 @@ import re
 import secrets
 import shutil
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -294,6 +295,11 @@ def _function(
     lines = [line for stmt in body for line in stmt.splitlines()] + [fail]
     inner = indent + "    "
     return f"\n{indent}def {name}({args}):\n" + "".join(f"{inner}{line}\n" for line in lines)
+
+
+def runs_pytest(argv: Sequence[str]) -> bool:
+    """True for a `... -m pytest ...` command: those get the results channel."""
+    return with_plugin(list(argv), "_") is not None
 
 
 def with_plugin(argv: list[str], module: str) -> list[str] | None:

@@ -8,7 +8,7 @@ is fast) whose
 site-packages has a `.pth` line pointing at a *toolbox*: copies of pytest,
 setuptools and wheel and their dependencies, taken from this interpreter's
 environment. That makes installing and testing work offline. Building and
-installing a library runs its code, so it happens walled (see `install`).
+installing a library runs its code, so it happens walled (`cogolf.project.build`).
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def create_env(root: Path, toolbox: Path) -> PythonEnv:
 
 
 def pip_argv(env: PythonEnv, *args: str) -> list[str]:
-    """This interpreter's version of pip, run by the base interpreter, acting on `env`."""
+    """pip of the interpreter the venv is built on, acting on `env` (runs under the walls)."""
     base, _ = runner_python()
     return [str(base), "-m", "pip", "--python", str(env.python), "--no-cache-dir",
             "--disable-pip-version-check", "--no-input", "-q", *args]
