@@ -7,10 +7,8 @@ major.minor version. Each run gets a new venv (no pip inside, so creating one
 is fast) whose
 site-packages has a `.pth` line pointing at a *toolbox*: copies of pytest,
 setuptools and wheel and their dependencies, taken from this interpreter's
-environment. That makes installing and testing work offline. The library is
-installed with this interpreter's pip (`pip --python VENV`), first offline
-without build isolation; only if that fails (a build backend the toolbox lacks)
-again with the package index reachable.
+environment. That makes installing and testing work offline. Building and
+installing a library runs its code, so it happens walled (`cogolf.evaluation.build`).
 """
 
 from __future__ import annotations
@@ -31,7 +29,6 @@ import structlog
 log = structlog.get_logger(__name__)
 
 TOOLBOX_ROOTS = ("pytest", "setuptools", "wheel")
-INSTALL_TIMEOUT_SECONDS = 300
 VENV_TIMEOUT_SECONDS = 120
 
 
@@ -45,13 +42,6 @@ class PythonEnv:
     python: Path
     toolbox: Path
     any_uid: bool  # False: the interpreter is private to root, so runs keep their uid
-
-
-@dataclass(frozen=True)
-class InstallResult:
-    ok: bool
-    offline: bool  # installed without reaching the package index
-    log: str
 
 
 def world_accessible(path: Path) -> bool:
@@ -157,19 +147,15 @@ def create_env(root: Path, toolbox: Path) -> PythonEnv:
     return PythonEnv(root=venv, python=python, toolbox=toolbox, any_uid=any_uid)
 
 
-def install(env: PythonEnv, source: Path, *, allow_network: bool = True) -> InstallResult:
-    """Install the library at `source` (no dependencies) into `env`."""
-    base = [sys.executable, "-m", "pip", "--python", str(env.python), "install", "--no-deps",
-            "--no-cache-dir", "--disable-pip-version-check", "-q"]
-    offline = subprocess.run([*base, "--no-build-isolation", "--no-index", str(source)],
-                             capture_output=True, timeout=INSTALL_TIMEOUT_SECONDS, check=False)
-    if offline.returncode == 0:
-        return InstallResult(True, True, "")
-    text = offline.stderr.decode("utf-8", "replace")
-    if not allow_network:
-        return InstallResult(False, True, text[-2000:])
-    log.info("install_retry_with_index", source=str(source))
-    online = subprocess.run([*base, str(source)], capture_output=True,
-                            timeout=INSTALL_TIMEOUT_SECONDS, check=False)
-    return InstallResult(online.returncode == 0, False,
-                         online.stderr.decode("utf-8", "replace")[-2000:])
+def pip_argv(env: PythonEnv, *args: str) -> list[str]:
+    """pip of the interpreter the venv is built on, acting on `env` (runs under the walls)."""
+    base, _ = runner_python()
+    return [str(base), "-m", "pip", "--python", str(env.python), "--no-cache-dir",
+            "--disable-pip-version-check", "--no-input", "-q", *args]
+
+
+def wheel_names(wheelhouse: Path | None) -> list[Path]:
+    if wheelhouse is None or not wheelhouse.is_dir():
+        return []
+    return sorted(p for p in wheelhouse.iterdir() if p.suffix == ".whl" and p.is_file()
+                  and not p.is_symlink())

@@ -54,6 +54,9 @@ class Walls:
     drop_uid: bool = True  # False only for trusted tools on a root-private interpreter
     memory_bytes: int = DEFAULT_MEMORY_BYTES
     max_processes: int = DEFAULT_MAX_PROCESSES
+    env: tuple[tuple[str, str], ...] = ()  # added to the minimal environment
+    pass_fds: tuple[int, ...] = ()  # inherited descriptors (the results channel)
+    stdin: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ def run_environment(cwd: Path, walls: Walls) -> dict[str, str]:
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(cwd), "LANG": "C.UTF-8"}
     if walls.writable:
         env["TMPDIR"] = str(walls.writable[-1])
+    env.update(walls.env)
     return env
 
 
@@ -126,13 +130,14 @@ async def _run_walled(
     )
     run = await sandbox_walls.run_external(
         list(argv),
-        stdin=b"",
+        stdin=walls.stdin,
         cwd=str(cwd),
         spec=spec,
         cpu_seconds=cpu,
         wall_seconds=wall_seconds,
         max_output_bytes=max_output_bytes,
         env=run_environment(cwd, walls),
+        pass_fds=walls.pass_fds,
     )
     return EvaluatorRun(
         returncode=run.returncode,
@@ -167,16 +172,22 @@ async def _run_plain(
         proc = await asyncio.create_subprocess_exec(
             *argv,
             cwd=str(cwd),
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.PIPE if walls.stdin else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env=run_environment(cwd, walls),
             start_new_session=True,  # one process group, so a timeout kills every child
             preexec_fn=limit,
+            pass_fds=walls.pass_fds,
         )
     except OSError as exc:
         return EvaluatorRun(None, b"", b"", False, 0.0, time.monotonic() - start, False, str(exc))
     assert proc.stdout is not None and proc.stderr is not None
+    if proc.stdin is not None:
+        with contextlib.suppress(OSError, ConnectionError):
+            proc.stdin.write(walls.stdin)
+            await proc.stdin.drain()
+            proc.stdin.close()
     out_task = asyncio.ensure_future(_read_capped(proc.stdout, max_output_bytes))
     err_task = asyncio.ensure_future(_read_capped(proc.stderr, max_output_bytes))
     timed_out = False

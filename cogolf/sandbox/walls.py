@@ -237,8 +237,11 @@ async def run_external(
     wall_seconds: float,
     max_output_bytes: int = 1 << 20,
     env: Mapping[str, str] | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> ExternalRun:
-    """Run `argv` under `spec`; kill the whole group on CPU, wall or memory limits."""
+    """Run `argv` under `spec`; kill the whole group on CPU, wall or memory limits.
+
+    `pass_fds`: descriptors the program inherits (a results channel, say)."""
     started = time.monotonic()
     bases = available_bases() if os.geteuid() == 0 else {}
     with lease_uid() as uid:
@@ -268,6 +271,7 @@ async def run_external(
                 cwd=cwd,
                 env=run_env,
                 start_new_session=True,
+                pass_fds=tuple(pass_fds),
                 preexec_fn=partial(
                     enter_walls, spec, uid, tuple(groups.join_paths()) if groups else ()
                 ),

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import structlog
 
+from cogolf.evaluation.build import install_walled, package_tops
 from cogolf.evaluation.pyenv import (
     PythonEnv,
     build_toolbox,
     create_env,
-    install,
     shared_tempdir,
 )
 from cogolf.evaluation.reports import Outcome
@@ -35,6 +35,7 @@ from cogolf.games.commit0.layout import (
 from cogolf.games.commit0.stubber import STUB_MARK, stub_source
 from cogolf.games.commit0.suite import run_suite
 from cogolf.games.commit0.task import DEFAULT_TIME_LIMIT_SECONDS, Commit0Task
+from cogolf.games.commit0.wheelhouse import resolve_build_requirements, resolve_runtime_requirements
 
 log = structlog.get_logger(__name__)
 
@@ -76,10 +77,13 @@ async def prepare(
         toolbox = build_toolbox(tmp / "toolbox")
         original = tmp / "original"
         shutil.copytree(root, original, ignore=_COPY_IGNORE)
-        env = create_env(tmp / "env", toolbox)
-        installed = install(env, original)
-        if not installed.ok:
-            raise SourceError(f"the original library does not install: {installed.log}")
+        # Dependencies are resolved here, with the index reachable, and kept with the
+        # task: scoring installs only from this wheelhouse.
+        wheelhouse = tmp / "wheelhouse"
+        resolve_build_requirements(original, wheelhouse)
+        env = await _install_original(tmp, "env", toolbox, root, layout, wheelhouse)
+        if resolve_runtime_requirements(tmp / "env-install" / "checked", wheelhouse):
+            env = await _install_original(tmp, "env-deps", toolbox, root, layout, wheelhouse)
         run = await run_suite(env, original, layout.tests_path, tmp / "out", time_limit_seconds)
         if run.report is None:
             raise SourceError(f"the suite did not run on the original ({run.status}): "
@@ -93,6 +97,8 @@ async def prepare(
         out.mkdir(parents=True, exist_ok=True)
         shutil.copytree(skeleton, out / "skeleton", ignore=_COPY_IGNORE)
         shutil.copytree(root / layout.tests_path, out / "hidden_tests", ignore=_COPY_IGNORE)
+        if any(wheelhouse.glob("*.whl")):
+            shutil.copytree(wheelhouse, out / "wheelhouse")
     task = Commit0Task(
         root=out,
         name=name or root.name,
@@ -108,6 +114,20 @@ async def prepare(
     log.info("commit0_prepared", task=task.name, reference_ids=len(reference),
              stubbed=sum(len(v) for v in stubbed.values()), kept=sum(len(v) for v in kept.values()))
     return task
+
+
+async def _install_original(tmp: Path, name: str, toolbox: Path, root: Path, layout: Layout,
+                            wheelhouse: Path) -> PythonEnv:
+    """A fresh venv with the original installed, built walled from a copy without tests."""
+    build = tmp / f"{name}-build"
+    shutil.copytree(root, build, ignore=_skeleton_ignore(root, layout))
+    env = create_env(tmp / name, toolbox)
+    installed = await install_walled(env, build, tmp / f"{name}-install",
+                                     tops=package_tops(layout.package_paths),
+                                     wheelhouse=wheelhouse)
+    if not installed.ok:
+        raise SourceError(f"the original library does not install: {installed.log}")
+    return env
 
 
 def _skeleton_ignore(root: Path, layout: Layout) -> Callable[[str, list[str]], set[str]]:

@@ -9,7 +9,7 @@ One scored submission is one JSON file:
      "typecheck": {"tool": "mypy", "count": 0, "detail": ""},
      "notes": [...], "seconds": 12.5, "walled": true}
 
-`status` is ok, timeout, no_report, bad_report, install_failed or bad_submission;
+`status` is ok, tampered, timeout, no_report, install_failed or bad_submission;
 anything but ok has pass_rate 0. The table reads a folder of such files: per
 entrant, the mean of per-library pass rates over every task in the folder (a task
 an entrant has no result for counts as 0), most complete first.

@@ -3,10 +3,12 @@
 Only the library's own files come from the submission: the task's skeleton is
 copied fresh and each package path is replaced by the submission's version, so
 build files, root conftest and test settings are always the task's own. The
-hidden tests go back in, the library is installed into a fresh venv, the suite
-runs walled, and pass rate = reference ids that passed / reference ids. A
-missing, failed, errored or skipped id, or one lost to a collection error,
-counts as not passed; no report or a timeout scores 0.
+library is built and installed walled and offline (`cogolf.evaluation.build`),
+the hidden tests go back in, the suite runs walled with its results on the
+scorer's channel, and pass rate = reference ids that passed / reference ids. A
+missing, failed, errored or skipped id, one without a result or one lost to a
+collection error counts as not passed; no report, a timeout or a tampered run
+scores 0.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from pathlib import Path
 
 import structlog
 
-from cogolf.evaluation.pyenv import build_toolbox, create_env, install, shared_tempdir
+from cogolf.evaluation.build import install_walled, package_tops
+from cogolf.evaluation.pyenv import build_toolbox, create_env, shared_tempdir
 from cogolf.evaluation.reports import Outcome, TestReport
 from cogolf.games.commit0.layout import SubmissionError, overlay_submission
 from cogolf.games.commit0.quality import run_mypy, run_ruff
@@ -26,6 +29,10 @@ from cogolf.games.commit0.suite import run_suite
 from cogolf.games.commit0.task import Commit0Task
 
 log = structlog.get_logger(__name__)
+
+MAX_NOTES = 50
+MAX_NOTE_CHARS = 800
+
 
 def tally(task: Commit0Task, report: TestReport) -> tuple[int, dict[str, str]]:
     passed, not_passed = 0, {}
@@ -43,9 +50,10 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
     start = time.monotonic()
     total = len(task.reference_ids)
 
-    def result(status: str, **kw: object) -> Commit0Result:
+    def result(status: str, notes: list[str], **kw: object) -> Commit0Result:
+        capped = [n[:MAX_NOTE_CHARS] for n in notes][:MAX_NOTES]  # a result stays small
         return Commit0Result(task=task.name, entrant=entrant, status=status, total=total,
-                             seconds=round(time.monotonic() - start, 3),
+                             seconds=round(time.monotonic() - start, 3), notes=capped,
                              **kw)  # type: ignore[arg-type]
 
     if not submission.is_dir():
@@ -61,11 +69,15 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
         tests = work / task.tests_path
         if tests.exists():
             shutil.rmtree(tests)
-        shutil.copytree(task.hidden_tests, tests)
+        build = tmp / "build"  # what the build may write: a copy without the tests
+        shutil.copytree(work, build)
         env = create_env(tmp / "env", build_toolbox(tmp / "toolbox"))
-        installed = install(env, work)
+        installed = await install_walled(env, build, tmp / "install",
+                                         tops=package_tops(task.package_paths),
+                                         wheelhouse=task.wheelhouse)
         if not installed.ok:
-            return result("install_failed", passed=0, notes=[*notes, installed.log[-500:]])
+            return result("install_failed", passed=0, notes=[*notes, installed.log])
+        shutil.copytree(task.hidden_tests, tests)
         run = await run_suite(env, work, task.tests_path, tmp / "out", task.time_limit_seconds)
         lint = typecheck = None
         if quality:
@@ -77,7 +89,6 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
                           walled=run.walled,
                           not_passed=dict.fromkeys(task.reference_ids, run.status))
         passed, not_passed = tally(task, run.report)
-        notes += run.report.notes
     log.info("commit0_scored", task=task.name, entrant=entrant, passed=passed, total=total)
     return result("ok", passed=passed, not_passed=not_passed, lint=lint, typecheck=typecheck,
                   notes=notes, walled=run.walled)

@@ -1,58 +1,74 @@
 """Running a library's test suite in a prepared environment, walled, into a report.
 
-pytest writes JUnit XML (the same parser the project game uses), keeps going
-past collection errors, and runs under the evaluator walls with a time limit.
-The library's own `addopts` are dropped so that plugins it expects (coverage,
-xdist) are not required; reference ids are recorded under the same settings.
+Results come over the scorer's channel (`cogolf.evaluation.channel`), never from a
+file the run could write; a few canary tests are planted per run. The library's
+own `addopts` are dropped so that plugins it expects (coverage, xdist) are not
+required; reference ids are recorded under the same settings. The tree under
+test is read-only during the run: only a scratch folder is writable.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from cogolf.evaluation.pyenv import PythonEnv
-from cogolf.evaluation.reports import ReportError, TestReport, parse_report, read_report
-from cogolf.evaluation.walled import Walls, run_evaluator
+import structlog
 
-REPORT_NAME = "pytest-report.xml"
+from cogolf.evaluation.channel import plant_canaries, run_pytest
+from cogolf.evaluation.pyenv import PythonEnv
+from cogolf.evaluation.reports import TestReport
+from cogolf.evaluation.walled import Walls
+
+log = structlog.get_logger(__name__)
+
 SUITE_MAX_PROCESSES = 16  # some suites start threads or a helper process
 
 
 @dataclass
 class SuiteRun:
     report: TestReport | None
-    status: str  # ok | timeout | no_report | bad_report
+    status: str  # ok | timeout | no_report | tampered
     walled: bool
     notes: list[str]
+    tampered: list[str] = field(default_factory=list)
 
 
-def pytest_argv(env: PythonEnv, tests: Path, report: Path, work: Path) -> list[str]:
+def pytest_argv(env: PythonEnv, tests: Path, scratch: Path, work: Path) -> list[str]:
     return [
-        str(env.python), "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-        "--continue-on-collection-errors", "-o", "addopts=", "-o", "junit_family=xunit2",
+        str(env.python), "-P", "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+        "--continue-on-collection-errors", "-o", "addopts=",
         # pytest's log file defaults to /dev/null, which is not writable inside the walls
-        "-o", f"log_file={report.parent / 'pytest-log.txt'}",
-        "--rootdir", str(work), "--junitxml", str(report), str(tests),
+        "-o", f"log_file={scratch / 'pytest-log.txt'}",
+        "--rootdir", str(work), str(tests),
     ]
 
 
 async def run_suite(env: PythonEnv, work: Path, tests_path: str, out: Path,
                     wall_seconds: float) -> SuiteRun:
-    out.mkdir(parents=True, exist_ok=True)
-    report_path = out / REPORT_NAME
-    walls = Walls(readable=(work, out, env.root, env.toolbox), writable=(work, out),
-                  drop_uid=env.any_uid, max_processes=SUITE_MAX_PROCESSES)
-    run = await run_evaluator(pytest_argv(env, work / tests_path, report_path, work), cwd=work,
-                              walls=walls, wall_seconds=wall_seconds)
+    """Run the suite at `work/tests_path`; `out` is a fresh folder for the run's files."""
+    scratch, plugin = out / "scratch", out / "plugin"
+    scratch.mkdir(parents=True, exist_ok=True)
+    tests = work / tests_path
+    canaries = plant_canaries(tests, work)
+    walls = Walls(readable=(work, scratch, env.root, env.toolbox), writable=(scratch,),
+                  drop_uid=env.any_uid, max_processes=SUITE_MAX_PROCESSES,
+                  env=(("PYTHONDONTWRITEBYTECODE", "1"),))
+    run, channel = await run_pytest(pytest_argv(env, tests, scratch, work), cwd=work,
+                                    walls=walls, wall_seconds=wall_seconds, plugin_dir=plugin,
+                                    trusted_tests=[tests], canaries=canaries)
+    # the run's own output is for the operator's log only: it may quote hidden tests
+    log.debug("suite_ran", returncode=run.returncode, reason=run.reason,
+             output_tail=run.stderr[-2000:].decode("utf-8", "replace"))
     notes = [run.reason] if run.reason else []
+    if channel.tampered:
+        return SuiteRun(None, "tampered", run.walled, [*notes, *channel.tampered],
+                        channel.tampered)
     if run.timed_out:
         return SuiteRun(None, "timeout", run.walled, notes or ["time limit reached"])
-    try:
-        report = parse_report("junit", read_report(report_path))
-    except FileNotFoundError:
-        tail = (run.stdout + run.stderr).decode("utf-8", "replace").strip().splitlines()[-5:]
-        return SuiteRun(None, "no_report", run.walled, [*notes, "pytest wrote no report", *tail])
-    except ReportError as exc:
-        return SuiteRun(None, "bad_report", run.walled, [*notes, str(exc)])
-    return SuiteRun(report, "ok", run.walled, notes)
+    if not channel.started:
+        return SuiteRun(None, "no_report", run.walled,
+                        [*notes, f"pytest did not start (exit code {run.returncode})"])
+    if not channel.finished:
+        notes.append(f"pytest stopped before the end of its session (exit code "
+                     f"{run.returncode}); tests without a result count as not passed")
+    return SuiteRun(channel.report, "ok", run.walled, notes)

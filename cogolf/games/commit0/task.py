@@ -7,6 +7,8 @@
                              "kept": {module: [qualname, ...]}}
     TASK_DIR/skeleton/      the stubbed library tree: what an entrant receives
     TASK_DIR/hidden_tests/  the library's test directory, kept from entrants
+    TASK_DIR/wheelhouse/    the library's dependencies as wheels, resolved by `prepare`
+                            (scoring installs from here only, never from an index)
 
 `kept` lists functions left whole because the library calls them while being
 imported (a skeleton that cannot be imported would fail every test).
@@ -46,6 +48,10 @@ class Commit0Task:
     @property
     def hidden_tests(self) -> Path:
         return self.root / "hidden_tests"
+
+    @property
+    def wheelhouse(self) -> Path:
+        return self.root / "wheelhouse"
 
     def to_json(self) -> dict[str, Any]:
         return {

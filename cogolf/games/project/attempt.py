@@ -1,5 +1,12 @@
 """One project attempt end to end: workspace, evaluator run, report, score.
 
+A `python -m pytest` evaluator reports over the scorer's channel
+(`cogolf.evaluation.channel`: results streamed from a plugin loaded before any
+candidate code, canaries, tripwires); its report file is ignored. Any other
+evaluator writes its report into a file the scorer made for it in a folder only
+root may change, read without following links. The workspace is read-only during the run; only a
+scratch folder is writable. Nothing the run prints reaches the result.
+
 Also `ingest`, for tasks whose evaluator runs elsewhere (a PHP, Flutter or Go
 toolchain): the same scoring applied to a report file produced outside.
 """
@@ -11,6 +18,7 @@ from pathlib import Path
 
 import structlog
 
+from cogolf.evaluation.channel import ChannelResult, plant_canaries, run_pytest, runs_pytest
 from cogolf.evaluation.pyenv import build_toolbox, create_env, shared_tempdir
 from cogolf.evaluation.reports import ReportError, TestReport, parse_report, read_report
 from cogolf.evaluation.walled import EvaluatorRun, Walls, run_evaluator
@@ -52,22 +60,63 @@ async def run_attempt(
         tests = install_evaluator(task.evaluator_tests, workspace, task.evaluator_dest)
         # {python}: a fresh venv with pytest, on an interpreter the run's uid may execute.
         env = create_env(root / "env", build_toolbox(root / "toolbox"))
-        report_path = out / "report"
+        scratch = out / "scratch"
+        scratch.mkdir()
+        pytest_run = runs_pytest(task.command)
+        # Other evaluators write their report into a file made for them in a folder
+        # only root may change: the run can write the file, not replace it with a link.
+        report_path = (scratch if pytest_run else out) / "report"
+        if not pytest_run:
+            report_path.touch()
         argv = [
             a.format(python=env.python, workspace=workspace, tests=tests, report=report_path)
             for a in task.command
         ]
         walls = Walls(
             readable=(workspace, out, env.root, env.toolbox),
-            writable=(workspace, out),
+            writable=(scratch,) if pytest_run else (report_path, scratch),
             drop_uid=env.any_uid,
+            env=(("PYTHONDONTWRITEBYTECODE", "1"),),
         )
-        run = await run_evaluator(argv, cwd=workspace, walls=walls,
-                                  wall_seconds=task.time_limit_seconds)
+        if pytest_run:
+            canaries = plant_canaries(tests, workspace)
+            run, channel = await run_pytest(argv, cwd=workspace, walls=walls,
+                                            wall_seconds=task.time_limit_seconds,
+                                            plugin_dir=root / "plugin", trusted_tests=[tests],
+                                            canaries=canaries)
+        else:
+            run = await run_evaluator(argv, cwd=workspace, walls=walls,
+                                      wall_seconds=task.time_limit_seconds)
+        # the run's own output is for the operator's log only: it may quote hidden tests
         log.info("attempt_ran", task=task.name, entrant=entrant, attempt=attempt,
                  returncode=run.returncode, timed_out=run.timed_out, walled=run.walled)
-        status, report, notes = read_outcome(task, run, report_path)
+        log.debug("attempt_output", output_tail=run.stderr[-2000:].decode("utf-8", "replace"))
+        if pytest_run:
+            status, report, notes = channel_outcome(run, channel)
+        else:
+            status, report, notes = read_outcome(task, run, report_path)
         return _result(task, status, report, notes, entrant, attempt, start, run)
+
+
+def channel_outcome(
+    run: EvaluatorRun, channel: ChannelResult
+) -> tuple[AttemptStatus, TestReport | None, list[str]]:
+    notes = [run.reason] if run.reason else []
+    if channel.tampered:
+        return AttemptStatus.TAMPERED, None, [*notes, *channel.tampered]
+    if run.timed_out:
+        return AttemptStatus.TIMEOUT, None, notes or ["time limit reached"]
+    if run.returncode is None:
+        return AttemptStatus.HARNESS_ERROR, None, notes
+    if not channel.started:
+        return AttemptStatus.NO_REPORT, None, [
+            *notes, f"pytest did not start (exit code {run.returncode})"]
+    if not channel.finished:
+        notes.append(f"pytest stopped before the end of its session (exit code "
+                     f"{run.returncode}); tests without a result count as not passed")
+    if channel.report.empty:
+        return AttemptStatus.EMPTY_REPORT, channel.report, notes
+    return AttemptStatus.OK, channel.report, notes
 
 
 def read_outcome(
@@ -81,10 +130,13 @@ def read_outcome(
     try:
         data = read_report(report_path)
     except FileNotFoundError:
-        tail = (run.stdout + run.stderr).decode("utf-8", "replace").strip().splitlines()[-3:]
-        return AttemptStatus.NO_REPORT, None, [*notes, "evaluator wrote no report", *tail]
+        return AttemptStatus.NO_REPORT, None, [
+            *notes, f"evaluator wrote no report (exit code {run.returncode})"]
     except ReportError as exc:
         return AttemptStatus.BAD_REPORT, None, [*notes, str(exc)]
+    if not data:
+        return AttemptStatus.NO_REPORT, None, [
+            *notes, f"evaluator wrote no report (exit code {run.returncode})"]
     return ingest_bytes(task, data, notes)
 
 

@@ -27,6 +27,7 @@ class AttemptStatus(StrEnum):
     EMPTY_REPORT = "empty_report"
     BAD_REPORT = "bad_report"
     HARNESS_ERROR = "harness_error"  # the evaluator could not be started (not the entrant's fault)
+    TAMPERED = "tampered"  # a canary passed or a tripwire fired: the run decided its own score
 
 
 @dataclass

@@ -1,0 +1,212 @@
+"""Hostile project attempts on the shipped CSV importer, through the CLI.
+
+The naive template passes 13 of 28 checks and scores 0 points: no attack on the
+test process may score more, write outside its scratch, or put the hidden
+evaluator's source into the result.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+DEMO = REPO / "references" / "projects" / "csv_importer"
+TEMPLATE = REPO / "deck" / "projects" / "csv_importer" / "template"
+EVALUATOR = DEMO / "evaluator"
+
+
+def attempt_cli(changes: Path, out: Path) -> tuple[dict[str, object], str]:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cogolf",
+            "project",
+            "attempt",
+            str(DEMO),
+            str(changes),
+            "--entrant",
+            "mallory",
+            "--attempt",
+            "1",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(out.read_text()), out.read_text() + done.stdout
+
+
+def naive_with(tmp_path: Path, prelude: str) -> Path:
+    overlay = tmp_path / "changes"
+    overlay.mkdir()
+    text = (TEMPLATE / "contacts_import.py").read_text()
+    (overlay / "contacts_import.py").write_text(prelude + "\n" + text)
+    return overlay
+
+
+def assert_no_hidden_source(text: str) -> None:
+    for test_file in EVALUATOR.glob("*.py"):
+        for line in test_file.read_text().splitlines():
+            if len(line.strip()) > 30:
+                assert line.strip() not in text, line
+    assert "def test_" not in text
+
+
+def test_patching_runtest_is_tampered(tmp_path: Path) -> None:
+    changes = naive_with(
+        tmp_path, "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n"
+    )
+    data, text = attempt_cli(changes, tmp_path / "r.json")
+    assert data["status"] == "tampered" and data["points"] == 0.0
+    assert data["checks"]["passed"] == 0  # type: ignore[index]
+    assert any("replaced" in n or "canary" in n for n in data["notes"])  # type: ignore[union-attr]
+    assert_no_hidden_source(text)
+
+
+def test_atexit_junit_rewrite_scores_the_honest_baseline(tmp_path: Path) -> None:
+    evaluator_before = {p.name: p.read_bytes() for p in EVALUATOR.iterdir()}
+    changes = naive_with(
+        tmp_path,
+        """import atexit, os, sys
+def _forge():
+    path = sys.argv[sys.argv.index("--junitxml") + 1]
+    cases = "".join(f'<testcase classname="evaluator_tests.test_floor" name="t{i}"/>'
+                    for i in range(40))
+    for target in (path, os.path.join(os.getcwd(), "evaluator_tests", "test_floor.py")):
+        try:
+            open(target, "w").write("<testsuites><testsuite>" + cases + "</testsuite></testsuites>")
+        except OSError:
+            pass
+atexit.register(_forge)
+""",
+    )
+    data, _ = attempt_cli(changes, tmp_path / "r.json")
+    assert data["points"] == 0.0
+    assert data["tests"]["passed"] <= 16  # type: ignore[index]  # the naive template's own
+    assert {p.name: p.read_bytes() for p in EVALUATOR.iterdir()} == evaluator_before
+
+
+def test_exit_after_printing_the_evaluator_leaks_nothing(tmp_path: Path) -> None:
+    changes = naive_with(
+        tmp_path,
+        """import glob, os, sys
+for path in glob.glob(os.path.join(os.getcwd(), "evaluator_tests", "*.py")):
+    sys.stdout.write(open(path).read()); sys.stderr.write(open(path).read())
+sys.stdout.flush(); sys.stderr.flush()
+os._exit(0)
+""",
+    )
+    data, text = attempt_cli(changes, tmp_path / "r.json")
+    assert data["points"] == 0.0 and data["status"] in ("empty_report", "no_report")
+    assert_no_hidden_source(text)
+
+
+def test_frame_walk_into_the_runner_trips_the_wire(tmp_path: Path) -> None:
+    changes = naive_with(
+        tmp_path,
+        """import sys
+frame = sys._getframe(0)
+while frame is not None:
+    _ = frame.f_code
+    frame = frame.f_back
+""",
+    )
+    data, _ = attempt_cli(changes, tmp_path / "r.json")
+    assert data["status"] == "tampered" and data["points"] == 0.0
+    assert any("runner frame" in n for n in data["notes"])  # type: ignore[union-attr]
+
+
+# An evaluator of another stack: a small program writing go-test JSON into {report}.
+GO_REPORT = """import json, os, sys
+report = sys.argv[1]
+ok = os.path.exists("fixed.txt")
+lines = [{"Action": "pass" if ok else "fail", "Package": "p", "Test": "TestA"},
+         {"Action": "pass", "Package": "p"}]
+ATTACK
+with open(report, "w") as fh:
+    fh.write("".join(json.dumps(x) + "\\n" for x in lines))
+"""
+
+
+def go_task(tmp_path: Path, attack: str) -> Path:
+    task_dir = tmp_path / "go_task"
+    (task_dir / "template").mkdir(parents=True)
+    (task_dir / "evaluator").mkdir()
+    (task_dir / "template" / "main.go").write_text("package p\n")
+    (task_dir / "evaluator" / "run.py").write_text(GO_REPORT.replace("ATTACK", attack))
+    (task_dir / "task.json").write_text(
+        json.dumps(
+            {
+                "name": "go-like",
+                "template": "template",
+                "evaluator_tests": "evaluator",
+                "command": ["{python}", "{tests}/run.py", "{report}"],
+                "report_format": "go-test-json",
+                "time_limit_seconds": 60,
+                "checks": [{"id": "a", "label": "floor", "tests": ["p::TestA"]}],
+            }
+        )
+    )
+    return task_dir
+
+
+def run_go(task_dir: Path, tmp_path: Path) -> dict[str, object]:
+    changes = tmp_path / "changes"
+    changes.mkdir(exist_ok=True)
+    (changes / "fixed.txt").write_text("yes\n")
+    out = tmp_path / "r.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cogolf",
+            "project",
+            "attempt",
+            str(task_dir),
+            str(changes),
+            "--entrant",
+            "mallory",
+            "--attempt",
+            "1",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(out.read_text())
+
+
+def test_other_stacks_write_their_report_in_place(tmp_path: Path) -> None:
+    data = run_go(go_task(tmp_path, ""), tmp_path)
+    assert data["status"] == "ok" and data["points"] == 1.0, data["notes"]
+
+
+def test_a_report_cannot_be_swapped_for_a_link(tmp_path: Path) -> None:
+    attack = """try:
+    os.remove(report)
+except OSError:
+    pass
+try:
+    os.symlink("/etc/shadow", report)
+except OSError:
+    pass
+lines = []
+"""
+    data = run_go(go_task(tmp_path, attack), tmp_path)
+    assert data["points"] == 0.0 and data["status"] in ("no_report", "empty_report")
+    shadow = Path("/etc/shadow").read_text().splitlines()[0]
+    assert shadow not in json.dumps(data)
