@@ -1,0 +1,1 @@
+"""Every game the platform hosts, one folder each; `registry` lists them."""

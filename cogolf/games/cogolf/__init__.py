@@ -1,0 +1,1 @@
+"""Cogolf: two seats write code and tests for a drawn hole, judged against hidden references."""
