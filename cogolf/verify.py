@@ -95,7 +95,12 @@ async def verify_replay(path: Path, deck: Deck, sandbox: Sandbox) -> list[str]:
         plays = (_play(r.submissions[0]), _play(r.submissions[1]))
         try:
             outcome = await resolve_hole(
-                sandbox, deck.spec(key), deck.hidden[key], [p.accepted for p in plays], Limits()
+                sandbox,
+                deck.spec(key),
+                deck.hidden[key],
+                [p.accepted for p in plays],
+                Limits(),
+                config.hash_seed,
             )
         except HarnessFault as exc:
             return [f"hole {r.hole}: cannot re-resolve: {exc}"]

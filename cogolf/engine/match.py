@@ -8,6 +8,7 @@ built from this state and contain only what a seat may know.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,18 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
     retry_deadline_seconds: float = rules.RETRY_DEADLINE_SECONDS
     match_deadline_seconds: float = 1800.0  # wall budget for the whole match
     names: tuple[str, str] = ("seat0", "seat1")
+    # PYTHONHASHSEED of every program run for the match, so set and dict order are the
+    # same when it is verified or played again; None (replays from before it was
+    # recorded): the sandbox's own, which may differ from run to run.
+    hash_seed: int | None = None
+
+
+def hash_seed_for(match_id: str) -> int:
+    """The hash seed of a new match: from its id, so a resumed match keeps it, and
+    independent of the draw's seed, so knowing it (a program can measure its own
+    hashes) reveals nothing hidden."""
+    digest = hashlib.sha256(b"cogolf-hash-seed\0" + match_id.encode()).digest()
+    return int.from_bytes(digest[:4], "big")
 
 
 @dataclass(frozen=True)

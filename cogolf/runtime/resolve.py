@@ -18,19 +18,33 @@ class HarnessFault(RuntimeError):
     """The sandbox or the deck failed; the match ends with reason harness_fault."""
 
 
-async def _run(
+async def _once(sandbox: Sandbox, source: str, calls: Sequence[list[Any]], function: str,
+                label: str, limits: Limits, hash_seed: int | None) -> BatchResult:
+    batch = await sandbox.run_batch(source, calls, function=function, limits=limits, label=label,
+                                    hash_seed=hash_seed)
+    if batch.load is LoadStatus.HARNESS_ERROR:
+        raise HarnessFault(f"sandbox could not run {label}: {batch.load_detail}")
+    return batch
+
+
+async def run_calls(
     sandbox: Sandbox,
     source: str,
     calls: Sequence[list[Any]],
     function: str,
     label: str,
     limits: Limits,
+    hash_seed: int | None = None,
 ) -> BatchResult:
+    """One result per call, each charged only for what that call did: the calls a
+    batch ended before running are run again in a fresh child (`hole.rerun_from`)."""
     if not calls:
         return EMPTY_BATCH
-    batch = await sandbox.run_batch(source, calls, function=function, limits=limits, label=label)
-    if batch.load is LoadStatus.HARNESS_ERROR:
-        raise HarnessFault(f"sandbox could not run {label}: {batch.load_detail}")
+    batch = await _once(sandbox, source, calls, function, label, limits, hash_seed)
+    while (start := rules_hole.rerun_from(batch)) is not None:
+        rerun = await _once(sandbox, source, calls[start:], function, f"{label}@{start}",
+                            limits, hash_seed)
+        batch = rules_hole.join_rerun(batch, start, rerun)
     return batch
 
 
@@ -40,21 +54,31 @@ async def resolve_hole(
     hidden: HiddenSpec,
     subs: Sequence[Accepted],
     limits: Limits,
+    hash_seed: int | None = None,
 ) -> rules_hole.HoleOutcome:
+    """`hash_seed` fixes string hashing in every child of the hole (None: the sandbox's)."""
     fn = spec.signature.function
     plan = rules_hole.reference_calls(subs, len(spec.signature.params))
-    ref = await _run(sandbox, hidden.reference, plan.calls, fn, "reference", limits)
+
+    async def run(source: str, calls: Sequence[list[Any]], label: str) -> BatchResult:
+        return await run_calls(sandbox, source, calls, fn, label, limits, hash_seed)
+
+    # Each seat's tests go to the reference in a batch of their own.
+    refs = await asyncio.gather(
+        run(hidden.reference, plan.calls[0], "reference-seat0"),
+        run(hidden.reference, plan.calls[1], "reference-seat1"),
+    )
     try:
-        verdicts = rules_hole.judge(subs, plan, ref)
+        verdicts = rules_hole.judge(subs, plan, refs)
     except rules_hole.ReferenceFault as exc:
         raise HarnessFault(str(exc)) from exc
     shots = rules_hole.shot_calls(subs, verdicts)
     par_args = [p.args for p in hidden.par]
     # Par cases run in their own batches, so slow legal tests cannot eat their time.
     d0, d1, p0, p1 = await asyncio.gather(
-        _run(sandbox, subs[0].impl, shots[0], fn, "seat0", limits),
-        _run(sandbox, subs[1].impl, shots[1], fn, "seat1", limits),
-        _run(sandbox, subs[0].impl, par_args, fn, "seat0-par", limits),
-        _run(sandbox, subs[1].impl, par_args, fn, "seat1-par", limits),
+        run(subs[0].impl, shots[0], "seat0"),
+        run(subs[1].impl, shots[1], "seat1"),
+        run(subs[0].impl, par_args, "seat0-par"),
+        run(subs[1].impl, par_args, "seat1-par"),
     )
     return rules_hole.score(subs, verdicts, (d0, d1), [p.expect for p in hidden.par], (p0, p1))

@@ -76,10 +76,14 @@ class Sandbox(Protocol):
         function: str = "solve",
         limits: Limits = DEFAULT_LIMITS,
         label: str = "",
+        hash_seed: int | None = None,
     ) -> BatchResult:
         """Load `source`, then call `function(*args)` for each args list, in order.
 
         Returns exactly len(calls) results. `label` names the program in logs only.
+        `hash_seed` (0 to 2**32 - 1) fixes string hashing, as PYTHONHASHSEED does;
+        None leaves it to the sandbox. After a call that ends the batch (a timeout, a
+        crash), the remaining calls are `NOT_RUN`.
         """
         ...
 

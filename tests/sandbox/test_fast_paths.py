@@ -121,10 +121,10 @@ def _cmdline(pid: int) -> bytes:
 
 def _fill(loop_thread: LoopThread, sb: ForkSandbox, n: int) -> None:
     for _ in range(100):
-        if len(sb._pool) >= n:
+        if len(sb._pools.get(None, [])) >= n:
             return
         loop_thread.run(asyncio.sleep(0.05))
-    raise AssertionError(f"the pool did not fill: {len(sb._pool)} of {n}")
+    raise AssertionError(f"the pool did not fill: {len(sb._pools.get(None, []))} of {n}")
 
 
 def test_children_are_reaped_before_their_uid_is_free(runner: Runner, needs_root: None) -> None:
@@ -169,7 +169,7 @@ def test_pre_forked_children_take_each_batch_limits(
         assert all(v.startswith("ok") for k, v in walls.items()), walls
     finally:
         loop_thread.run(sb.close())
-    assert not sb._pool
+    assert not sb._pools
 
 
 def test_a_pre_forked_child_that_died_is_not_used(
@@ -179,7 +179,7 @@ def test_a_pre_forked_child_that_died_is_not_used(
     loop_thread.run(sb.start())
     try:
         _fill(loop_thread, sb, 1)
-        (warm,) = sb._pool
+        (warm,) = sb._pools[None]
         os.kill(warm.child.pid, signal.SIGKILL)
         loop_thread.run(asyncio.sleep(0.2))
         got = loop_thread.run(sb.run_batch("def solve():\n    return 7\n", [[]]))
