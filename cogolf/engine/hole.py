@@ -111,16 +111,21 @@ def join_rerun(done: BatchResult, start: int, rerun: BatchResult) -> BatchResult
     """
     results = list(done.results[:start])
     rest = len(done.results) - start
-    if rerun.load is LoadStatus.OK and rerun.results[:1] and \
-            rerun.results[0].status is not CallStatus.NOT_RUN:
+    if (
+        rerun.load is LoadStatus.OK
+        and rerun.results[:1]
+        and rerun.results[0].status is not CallStatus.NOT_RUN
+    ):
         results += rerun.results[:rest]
     else:
         why = rerun.load_detail or (rerun.results[0].detail if rerun.results else "")
-        detail = f"running again in a fresh child failed: {rerun.load}" + \
-            (f" ({why})" if why else "")
+        detail = f"running again in a fresh child failed: {rerun.load}" + (
+            f" ({why})" if why else ""
+        )
         results += [CallResult(status=CallStatus.CRASH, detail=detail[:300])] * rest
-    return BatchResult(load=LoadStatus.OK, results=results,
-                       wall_seconds=done.wall_seconds + rerun.wall_seconds)
+    return BatchResult(
+        load=LoadStatus.OK, results=results, wall_seconds=done.wall_seconds + rerun.wall_seconds
+    )
 
 
 class ReferenceFault(RuntimeError):

@@ -18,10 +18,18 @@ class HarnessFault(RuntimeError):
     """The sandbox or the deck failed; the match ends with reason harness_fault."""
 
 
-async def _once(sandbox: Sandbox, source: str, calls: Sequence[list[Any]], function: str,
-                label: str, limits: Limits, hash_seed: int | None) -> BatchResult:
-    batch = await sandbox.run_batch(source, calls, function=function, limits=limits, label=label,
-                                    hash_seed=hash_seed)
+async def _once(
+    sandbox: Sandbox,
+    source: str,
+    calls: Sequence[list[Any]],
+    function: str,
+    label: str,
+    limits: Limits,
+    hash_seed: int | None,
+) -> BatchResult:
+    batch = await sandbox.run_batch(
+        source, calls, function=function, limits=limits, label=label, hash_seed=hash_seed
+    )
     if batch.load is LoadStatus.HARNESS_ERROR:
         raise HarnessFault(f"sandbox could not run {label}: {batch.load_detail}")
     return batch
@@ -42,8 +50,9 @@ async def run_calls(
         return EMPTY_BATCH
     batch = await _once(sandbox, source, calls, function, label, limits, hash_seed)
     while (start := rules_hole.rerun_from(batch)) is not None:
-        rerun = await _once(sandbox, source, calls[start:], function, f"{label}@{start}",
-                            limits, hash_seed)
+        rerun = await _once(
+            sandbox, source, calls[start:], function, f"{label}@{start}", limits, hash_seed
+        )
         batch = rules_hole.join_rerun(batch, start, rerun)
     return batch
 

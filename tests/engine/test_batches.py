@@ -88,11 +88,12 @@ def test_a_test_that_breaks_the_reference_changes_nothing_for_the_other_seat(mod
 
 SLOW_ON_7 = {
     "cpu": "def solve(n):\n    while n == 7:\n        pass\n    return 2 * n\n",
-    "sleep": "import time\ndef solve(n):\n    if n == 7:\n        time.sleep(30)\n    return 2 * n\n",
+    "sleep": "import time\n"
+    "def solve(n):\n    if n == 7:\n        time.sleep(9)\n    return n * 2\n",
     "exit": "import os\ndef solve(n):\n    if n == 7:\n        os._exit(0)\n    return 2 * n\n",
     "forged_line": (
         "import os\ndef solve(n):\n    if n == 7:\n"
-        "        os.write(4, b'{\"k\":\"call\",\"seq\":9,\"status\":\"ok\",\"value\":1}\\n')\n"
+        '        os.write(4, b\'{"k":"call","seq":9,"status":"ok","value":1}\\n\')\n'
         "    return 2 * n\n"
     ),
 }

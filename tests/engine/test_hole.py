@@ -141,16 +141,16 @@ def batch(*statuses: CallStatus, load: LoadStatus = LoadStatus.OK) -> BatchResul
 
 
 def test_calls_after_the_one_that_ended_a_batch_are_run_again_and_joined():
-    T, N, O = CallStatus.TIMEOUT, CallStatus.NOT_RUN, CallStatus.OK
-    first = batch(O, T, N, N)
+    T, N, K = CallStatus.TIMEOUT, CallStatus.NOT_RUN, CallStatus.OK
+    first = batch(K, T, N, N)
     assert hole.rerun_from(first) == 2
-    joined = hole.join_rerun(first, 2, batch(O, O))
-    assert [r.status for r in joined.results] == [O, T, O, O]
+    joined = hole.join_rerun(first, 2, batch(K, K))
+    assert [r.status for r in joined.results] == [K, T, K, K]
     assert hole.rerun_from(joined) is None
     # a program that never loaded ran nothing: there is nothing to run again
     assert hole.rerun_from(batch(N, N, load=LoadStatus.SYNTAX_ERROR)) is None
     # a re-run that no longer loads, or runs nothing, charges the rest as crashes and ends
     for rerun in (batch(N, N, load=LoadStatus.LOAD_TIMEOUT), batch(N, N)):
         joined = hole.join_rerun(first, 2, rerun)
-        assert [r.status for r in joined.results] == [O, T, CallStatus.CRASH, CallStatus.CRASH]
+        assert [r.status for r in joined.results] == [K, T, CallStatus.CRASH, CallStatus.CRASH]
         assert hole.rerun_from(joined) is None
