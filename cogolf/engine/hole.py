@@ -4,8 +4,7 @@ Pure functions over submissions and sandbox results. Resolving a hole takes thre
 steps, and the caller runs the sandbox in between:
 
 1. `reference_calls` lists, per seat, the tests that pass the static gates, to be
-   run against the reference in that seat's own batch (so nothing one seat submits
-   can change the legality of the other seat's tests);
+   run against the reference (`reference_batch`), judged per seat;
 2. `judge` turns the reference's answers into a legality verdict per test, and
    `shot_calls` lists, per defender, the opponent's legal tests;
 3. `score` takes the defenders' answers and the par answers and returns the
@@ -23,10 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from cogolf import values
 from cogolf.engine import rules
 from cogolf.engine.intake import Accepted
-from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, LoadStatus
+from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, Limits, LoadStatus
 from cogolf.text import clean
 
 LEGAL = "ok"
@@ -87,6 +88,36 @@ def reference_calls(subs: Sequence[Accepted], arity: int) -> ReferencePlan:
                 index[(slot, idx)] = len(calls[slot])
                 calls[slot].append(test.args)
     return ReferencePlan(calls, index, static)
+
+
+def reference_batch(plan: ReferencePlan, limits: Limits) -> tuple[list[list[Any]], Limits]:
+    """Both seats' planned calls as one batch, and the limits it runs under.
+
+    Nothing one seat submits may change the legality of the other seat's tests. Each
+    call has its own CPU budget and is charged only for itself (`rerun_from`), and the
+    batch's shared budgets are sized so no call can find them spent by earlier calls:
+    wall time for the load and every call's full CPU budget (a reference never waits,
+    and time spent waiting for a CPU is not charged), output for every call's longest
+    line.
+    """
+    calls = [args for seat in plan.calls for args in seat]
+    n = len(calls)
+    wall = limits.load_cpu_seconds + n * limits.cpu_seconds_per_call + 1.0
+    sized = msgspec.structs.replace(
+        limits,
+        wall_seconds_per_batch=max(limits.wall_seconds_per_batch, wall),
+        max_result_bytes=max(limits.max_result_bytes, (n + 1) * limits.max_result_line_bytes),
+    )
+    return calls, sized
+
+
+def split_reference(plan: ReferencePlan, ref: BatchResult) -> list[BatchResult]:
+    """The reference batch's answers, per seat, in the order `judge` takes them."""
+    out, start = [], 0
+    for seat in plan.calls:
+        out.append(msgspec.structs.replace(ref, results=ref.results[start : start + len(seat)]))
+        start += len(seat)
+    return out
 
 
 def rerun_from(batch: BatchResult) -> int | None:

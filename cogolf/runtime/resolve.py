@@ -68,26 +68,22 @@ async def resolve_hole(
     """`hash_seed` fixes string hashing in every child of the hole (None: the sandbox's)."""
     fn = spec.signature.function
     plan = rules_hole.reference_calls(subs, len(spec.signature.params))
-
-    async def run(source: str, calls: Sequence[list[Any]], label: str) -> BatchResult:
-        return await run_calls(sandbox, source, calls, fn, label, limits, hash_seed)
-
-    # Each seat's tests go to the reference in a batch of their own.
-    refs = await asyncio.gather(
-        run(hidden.reference, plan.calls[0], "reference-seat0"),
-        run(hidden.reference, plan.calls[1], "reference-seat1"),
+    ref_calls, ref_limits = rules_hole.reference_batch(plan, limits)
+    par_args = [p.args for p in hidden.par]
+    # Par cases need no verdict, so they run beside the reference, in batches of their
+    # own: slow legal tests cannot eat their time.
+    ref, p0, p1 = await asyncio.gather(
+        run_calls(sandbox, hidden.reference, ref_calls, fn, "reference", ref_limits, hash_seed),
+        run_calls(sandbox, subs[0].impl, par_args, fn, "seat0-par", limits, hash_seed),
+        run_calls(sandbox, subs[1].impl, par_args, fn, "seat1-par", limits, hash_seed),
     )
     try:
-        verdicts = rules_hole.judge(subs, plan, refs)
+        verdicts = rules_hole.judge(subs, plan, rules_hole.split_reference(plan, ref))
     except rules_hole.ReferenceFault as exc:
         raise HarnessFault(str(exc)) from exc
     shots = rules_hole.shot_calls(subs, verdicts)
-    par_args = [p.args for p in hidden.par]
-    # Par cases run in their own batches, so slow legal tests cannot eat their time.
-    d0, d1, p0, p1 = await asyncio.gather(
-        run(subs[0].impl, shots[0], "seat0"),
-        run(subs[1].impl, shots[1], "seat1"),
-        run(subs[0].impl, par_args, "seat0-par"),
-        run(subs[1].impl, par_args, "seat1-par"),
+    d0, d1 = await asyncio.gather(
+        run_calls(sandbox, subs[0].impl, shots[0], fn, "seat0", limits, hash_seed),
+        run_calls(sandbox, subs[1].impl, shots[1], fn, "seat1", limits, hash_seed),
     )
     return rules_hole.score(subs, verdicts, (d0, d1), [p.expect for p in hidden.par], (p0, p1))

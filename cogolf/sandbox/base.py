@@ -41,8 +41,8 @@ GROUP_PREFIX = "py"
 PY_CONTROLLERS = ("pids", "memory")  # CPU comes from /proc: one task per child
 
 
-POOL_SIZE = 4
-"""Children pre-forked per sandbox: one hole runs five batches, four at once."""
+POOL_SIZE = 6
+"""Children pre-forked per hash seed: one hole runs six batches, four then two."""
 _PREFORK_TIMEOUT = 10.0
 _POOL_GIVE_UP = 3  # consecutive pre-fork failures after which children start on demand
 MAX_HASH_SEEDS = 8
