@@ -46,7 +46,11 @@ POOL_SIZE = 6
 _PREFORK_TIMEOUT = 10.0
 _POOL_GIVE_UP = 3  # consecutive pre-fork failures after which children start on demand
 MAX_HASH_SEEDS = 8
-"""Hash seeds kept ready at once (children, and in fork mode a fork server, per seed)."""
+"""Fork servers kept per sandbox, one per hash seed (more only while all are forking)."""
+MAX_POOLS = 4
+"""Hash seeds with children kept ready; a seed gives its place up only once unused for
+`POOL_IDLE_SECONDS`, so many seeds at once never churn pre-forked children."""
+POOL_IDLE_SECONDS = 2.0
 
 
 @dataclass
@@ -89,6 +93,7 @@ class BaseSandbox:
         # used first.
         self._pools: OrderedDict[int | None, list[_Warm]] = OrderedDict()
         self._refilling: dict[int | None, asyncio.Future[None]] = {}
+        self._pool_used: dict[int | None, float] = {}
         self._pool_failures = 0
         self._uid_groups: dict[int, UidGroups] = {}  # the directories only, made once
         self._python_override = python
@@ -136,8 +141,11 @@ class BaseSandbox:
 
     async def close(self) -> None:
         self._started = False
-        for seed in list(self._pools):
-            await self._drop_seed(seed)
+        fills = [self._drop_pool(seed) for seed in list(self._pools)]
+        for filling in fills:
+            if filling is not None:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await filling
         await self.drain()
         await self._close_mode()
         if self._work:
@@ -149,10 +157,6 @@ class BaseSandbox:
         return None
 
     async def _close_mode(self) -> None:
-        return None
-
-    async def _forget_seed(self, hash_seed: int | None) -> None:
-        """Release what the mode keeps for a hash seed no longer in use."""
         return None
 
     # --- batches ---------------------------------------------------------------
@@ -269,28 +273,30 @@ class BaseSandbox:
     def _refill(self, hash_seed: int | None) -> None:
         if self.pool_size <= 0 or not self._started or self._pool_failures >= _POOL_GIVE_UP:
             return
+        now = time.monotonic()
+        if hash_seed not in self._pools and len(self._pools) >= MAX_POOLS:
+            stale = next(iter(self._pools))
+            if now - self._pool_used.get(stale, 0.0) < POOL_IDLE_SECONDS:
+                return  # every place is in use: this seed's children start on demand
+            self._drop_pool(stale)
         self._pools.setdefault(hash_seed, [])
         self._pools.move_to_end(hash_seed)
-        while len(self._pools) > MAX_HASH_SEEDS:
-            stale = next(iter(self._pools))
-            task = asyncio.ensure_future(self._drop_seed(stale))
-            self._cleanups.add(task)
-            task.add_done_callback(self._cleanups.discard)
+        self._pool_used[hash_seed] = now
         filling = self._refilling.get(hash_seed)
         if filling is None or filling.done():
             self._refilling[hash_seed] = asyncio.ensure_future(self._fill(hash_seed))
 
-    async def _drop_seed(self, hash_seed: int | None) -> None:
-        """Finish a hash seed's ready children and what the mode keeps for it."""
+    def _drop_pool(self, hash_seed: int | None) -> asyncio.Future[None] | None:
+        """Finish a hash seed's ready children; returns its refill, cancelled (a child
+        it was starting is finished once the cancellation reaches it)."""
         pool = self._pools.pop(hash_seed, [])
+        self._pool_used.pop(hash_seed, None)
         filling = self._refilling.pop(hash_seed, None)
         if filling is not None:
             filling.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await filling
         for warm in pool:
             self._finish(warm.child, warm.held)
-        await self._forget_seed(hash_seed)
+        return filling
 
     async def _fill(self, hash_seed: int | None) -> None:
         while self._started:

@@ -18,7 +18,7 @@ import json
 import os
 import socket
 import subprocess
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Any
 
 import structlog
@@ -210,8 +210,9 @@ class Zygote:
 
 class ForkSandbox(BaseSandbox):
     """A hash secret is fixed when an interpreter starts, so each hash seed a batch
-    asks for has a zygote of its own, started on first use; the least recently used
-    ones are stopped beyond `MAX_HASH_SEEDS` (their running children are unaffected)."""
+    asks for has a zygote of its own, started on first use. Beyond `MAX_HASH_SEEDS`,
+    the least recently used ones that are not forking are stopped (the children they
+    forked run on; their reaping is then watched by pid)."""
 
     mode = "fork"
 
@@ -220,45 +221,66 @@ class ForkSandbox(BaseSandbox):
         super().__init__(accept_weak=accept_weak, python=python, pool_size=pool_size)
         self.zygote: Zygote | None = None  # the one with no fixed hash seed
         self._seeded: OrderedDict[int, Zygote] = OrderedDict()
-        self._seeding: dict[int, asyncio.Lock] = {}
+        self._starting_seed: dict[int, asyncio.Lock] = {}
+        self._forking: Counter[int | None] = Counter()
 
     async def _start_mode(self) -> None:
         self.zygote = Zygote(self.python, self._work)
         await self.zygote.start()
 
     async def _close_mode(self) -> None:
-        for seed in list(self._seeded):
-            await self._forget_seed(seed)
+        zygotes = list(self._seeded.values())
+        self._seeded.clear()
+        for zygote in zygotes:
+            await zygote.stop()
         if self.zygote is not None:
             await self.zygote.stop()
             self.zygote = None
 
-    async def _forget_seed(self, hash_seed: int | None) -> None:
-        zygote = self._seeded.pop(hash_seed, None) if hash_seed is not None else None
-        if zygote is not None:
-            await zygote.stop()
-
     async def _zygote_for(self, hash_seed: int | None) -> Zygote:
+        """The zygote for `hash_seed`, counted as forking until `_forking` is lowered."""
         if hash_seed is None:
             assert self.zygote is not None
-            return self.zygote
-        lock = self._seeding.setdefault(hash_seed, asyncio.Lock())
-        async with lock:
+            zygote = self.zygote
+        else:
             zygote = self._seeded.get(hash_seed)
             if zygote is None:
-                zygote = Zygote(self.python, self._work, hash_seed)
-                await zygote.start()
-                self._seeded[hash_seed] = zygote
-        self._seeding.pop(hash_seed, None)
-        self._seeded.move_to_end(hash_seed)
-        while len(self._seeded) > MAX_HASH_SEEDS:
-            stale = next(iter(self._seeded))
-            await self._forget_seed(stale)
+                lock = self._starting_seed.setdefault(hash_seed, asyncio.Lock())
+                async with lock:
+                    zygote = self._seeded.get(hash_seed)
+                    if zygote is None:
+                        zygote = Zygote(self.python, self._work, hash_seed)
+                        await zygote.start()
+                        self._seeded[hash_seed] = zygote
+                self._starting_seed.pop(hash_seed, None)
+            self._seeded.move_to_end(hash_seed)
+        self._forking[hash_seed] += 1  # before any is stopped: this one is in use
+        self._stop_idle_zygotes()
         return zygote
+
+    def _stop_idle_zygotes(self) -> None:
+        extra = len(self._seeded) - MAX_HASH_SEEDS
+        for seed in list(self._seeded):
+            if extra <= 0:
+                return
+            if self._forking[seed] == 0:
+                task = asyncio.ensure_future(self._seeded.pop(seed).stop())
+                self._cleanups.add(task)
+                task.add_done_callback(self._cleanups.discard)
+                extra -= 1
 
     async def _launch(self, cfg: dict[str, Any], groups: UidGroups | None,
                       limits: Limits, hash_seed: int | None) -> ChildProcess | None:
         zygote = await self._zygote_for(hash_seed)
+        try:
+            return await self._fork(zygote, cfg, limits, groups)
+        finally:
+            self._forking[hash_seed] -= 1
+            if not self._forking[hash_seed]:
+                del self._forking[hash_seed]
+
+    async def _fork(self, zygote: Zygote, cfg: dict[str, Any], limits: Limits,
+                    groups: UidGroups | None) -> ChildProcess:
         req_r, req_w = os.pipe2(os.O_CLOEXEC)
         res_r, res_w = os.pipe2(os.O_CLOEXEC)
         try:

@@ -146,9 +146,16 @@ class ChildProcess:
             loop.remove_reader(self.pidfd)
 
     def kill(self) -> None:
-        """SIGKILL the child and its process group (it made itself a session leader)."""
-        with contextlib.suppress(OSError):
+        """SIGKILL the child and its process group (it made itself a session leader).
+
+        The group is signalled by number only while the pidfd shows the child not yet
+        reaped: once it is, its number may already belong to another process group
+        (a fork server started since, say).
+        """
+        try:
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        except OSError:
+            return  # reaped already: nothing of it is left to signal
         with contextlib.suppress(OSError):
             os.killpg(self.pid, signal.SIGKILL)
 
