@@ -20,6 +20,7 @@ from cogolf.deck import Spec
 from cogolf.engine import rules
 from cogolf.engine.hole import HoleOutcome
 from cogolf.engine.intake import Accepted
+from cogolf.sandbox.api import MATCH_HASH_SEEDS
 
 
 class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,11 +37,11 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def hash_seed_for(match_id: str) -> int:
-    """The hash seed of a new match: from its id, so a resumed match keeps it, and
-    independent of the draw's seed, so knowing it (a program can measure its own
-    hashes) reveals nothing hidden."""
+    """The hash seed of a new match: one of `MATCH_HASH_SEEDS`, chosen by its id, so a
+    resumed match keeps it; independent of the draw's seed, so knowing it (a program
+    can measure its own hashes) reveals nothing hidden."""
     digest = hashlib.sha256(b"cogolf-hash-seed\0" + match_id.encode()).digest()
-    return int.from_bytes(digest[:4], "big")
+    return MATCH_HASH_SEEDS[digest[0] % len(MATCH_HASH_SEEDS)]
 
 
 @dataclass(frozen=True)

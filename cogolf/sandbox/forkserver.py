@@ -23,7 +23,7 @@ from typing import Any
 
 import structlog
 
-from cogolf.sandbox.api import Limits
+from cogolf.sandbox.api import MATCH_HASH_SEEDS, Limits
 from cogolf.sandbox.base import MAX_HASH_SEEDS, POOL_SIZE, BaseSandbox
 from cogolf.sandbox.cgroups import UidGroups
 from cogolf.sandbox.channel import LineReader, PipeWriter
@@ -227,6 +227,21 @@ class ForkSandbox(BaseSandbox):
     async def _start_mode(self) -> None:
         self.zygote = Zygote(self.python, self._work)
         await self.zygote.start()
+        # The seeds matches use are started meanwhile, so no match waits for one.
+        for seed in MATCH_HASH_SEEDS:
+            task = asyncio.ensure_future(self._prestart(seed))
+            self._cleanups.add(task)
+            task.add_done_callback(self._cleanups.discard)
+
+    async def _prestart(self, hash_seed: int) -> None:
+        try:
+            await self._zygote_for(hash_seed)
+        except Exception as exc:  # started again on first use
+            log.warning("starting a fork server failed", hash_seed=hash_seed, error=str(exc))
+        else:
+            self._forking[hash_seed] -= 1
+            if not self._forking[hash_seed]:
+                del self._forking[hash_seed]
 
     async def _close_mode(self) -> None:
         zygotes = list(self._seeded.values())
