@@ -81,7 +81,8 @@ SANDBOX_KEYS = {
     "pre_forked": int,
 }
 
-Resolver = Callable[[str, tuple[Accepted, Accepted]], Awaitable[HoleOutcome]]
+Resolver = Callable[[str, tuple[Accepted, Accepted], int | None], Awaitable[HoleOutcome]]
+"""Re-resolves one hole: spec key, both accepted plays, the match's hash seed."""
 
 
 class VerifyError(Exception):
@@ -242,6 +243,8 @@ def _check_config(h: m.ReplayHeader, deck: Deck) -> MatchConfig:
             raise ValueError(f"config: {name} {value} is outside {MIN_DEADLINE}..{most}")
     if not all(n.strip() for n in config.names):
         raise ValueError("config: names must not be empty")
+    if config.hash_seed is not None and not 0 <= config.hash_seed < 2**32:
+        raise ValueError(f"config: hash_seed {config.hash_seed} is outside 0..2**32-1")
     return config
 
 
@@ -385,7 +388,9 @@ async def verify_replay_file(
                 raise c.fail(f"{_label(sub)}: {problem}", c.pos + 1 + i)
         plays = (_play(nxt[0]), _play(nxt[1]))
         try:
-            outcome = await resolve(key, (plays[0].accepted, plays[1].accepted))
+            outcome = await resolve(
+                key, (plays[0].accepted, plays[1].accepted), config.hash_seed
+            )
         except HarnessFault as exc:
             raise VerifyError(
                 path, c.pos + 1, f"hole {hole}: cannot re-resolve: {exc}", malformed=False
@@ -430,8 +435,12 @@ async def verify_replay_file(
 def sandbox_resolver(deck: Deck, sandbox: Sandbox) -> Resolver:
     """Re-resolve holes through `sandbox`, with the limits every match uses."""
 
-    async def resolve(key: str, subs: tuple[Accepted, Accepted]) -> HoleOutcome:
-        return await resolve_hole(sandbox, deck.spec(key), deck.hidden[key], list(subs), Limits())
+    async def resolve(
+        key: str, subs: tuple[Accepted, Accepted], hash_seed: int | None
+    ) -> HoleOutcome:
+        return await resolve_hole(
+            sandbox, deck.spec(key), deck.hidden[key], list(subs), Limits(), hash_seed
+        )
 
     return resolve
 

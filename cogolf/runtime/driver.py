@@ -185,6 +185,7 @@ class MatchDriver:
             self.deck.hidden[key],
             [p.accepted for p in plays],
             self.limits,
+            match.config.hash_seed,
         )
         resolved = build_resolved(
             hole,

@@ -45,6 +45,10 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
 
 DEFAULT_LIMITS = Limits()
 
+MATCH_HASH_SEEDS = (3923502154, 3004387458, 3048740657, 3722798447)
+"""The hash seeds matches are given (one each, from its id): few, so a fork sandbox
+can keep an interpreter started for each rather than start one per match."""
+
 
 class CallResult(msgspec.Struct, frozen=True, kw_only=True):
     status: CallStatus
@@ -76,10 +80,14 @@ class Sandbox(Protocol):
         function: str = "solve",
         limits: Limits = DEFAULT_LIMITS,
         label: str = "",
+        hash_seed: int | None = None,
     ) -> BatchResult:
         """Load `source`, then call `function(*args)` for each args list, in order.
 
         Returns exactly len(calls) results. `label` names the program in logs only.
+        `hash_seed` (0 to 2**32 - 1) fixes string hashing, as PYTHONHASHSEED does;
+        None leaves it to the sandbox. After a call that ends the batch (a timeout, a
+        crash), the remaining calls are `NOT_RUN`.
         """
         ...
 

@@ -27,6 +27,7 @@ from cogolf.golf.settings import GolfSettings
 from cogolf.matchid import MatchIdError, check_match_id, is_match_id, new_match_id
 from cogolf.replay import ReplayError, read_replay
 from cogolf.sandbox.api import Sandbox
+from cogolf.sandbox.interpreter import MAX_HASH_SEED
 from cogolf.server.hosted import HostedMatch, MatchMeta, load_meta, token_hash
 from cogolf.text import clip
 
@@ -54,6 +55,7 @@ class CreateMatch(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     deck: str | None = None
     tokens: list[str] | None = None  # for operators who hand out tokens themselves
     match_id: str | None = None
+    hash_seed: int | None = None  # PYTHONHASHSEED of the match's programs (default: from its id)
 
 
 class RequestError(ValueError):
@@ -68,6 +70,12 @@ def check_deadline(
     if not MIN_DEADLINE <= value <= most:
         raise RequestError(f"{name} must be between {MIN_DEADLINE} and {most} seconds")
     return float(value)
+
+
+def check_hash_seed(value: int | None) -> int | None:
+    if value is not None and not 0 <= value <= MAX_HASH_SEED:
+        raise RequestError(f"hash_seed must be between 0 and {MAX_HASH_SEED}")
+    return value
 
 
 @dataclass
@@ -149,6 +157,7 @@ class Registry:
                 "match_deadline_seconds", req.match_deadline_seconds, 1800.0, MAX_MATCH_DEADLINE
             ),
             names=(clip(names[0], MAX_NAME_CHARS), clip(names[1], MAX_NAME_CHARS)),
+            hash_seed=check_hash_seed(req.hash_seed),
         )
         meta = MatchMeta(
             match_id=match_id,
