@@ -248,6 +248,15 @@ def _check_config(h: m.ReplayHeader, deck: Deck) -> MatchConfig:
     return config
 
 
+def _recorded_config(config: MatchConfig) -> dict[str, Any]:
+    """The header's config as the writer records it; files from before hash seeds
+    were fixed per match have no `hash_seed` (None: the sandbox's own)."""
+    doc = msgspec.to_builtins(config)
+    if config.hash_seed is None:
+        doc.pop("hash_seed", None)
+    return doc
+
+
 def _check_sandbox(sandbox: dict[str, Any], known: frozenset[str]) -> str:
     """The description's shape: the first writer's keys, plus any key today's sandbox
     describes (its values are the recording's; only their kind is checked)."""
@@ -363,7 +372,7 @@ async def verify_replay_file(
             names=[clip(n, MAX_NAME_CHARS) for n in config.names],
             aliases=list(rules.ALIASES),
             holes=keys,
-            config=msgspec.to_builtins(config),
+            config=_recorded_config(config),
             sandbox=h.sandbox,
             started_at=0.0,
         )

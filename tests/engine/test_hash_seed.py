@@ -91,6 +91,7 @@ def test_a_replay_from_before_hash_seeds_still_verifies(tmp_path: Path) -> None:
     lines = path.read_text().splitlines()
     header = json.loads(lines[0])
     del header["config"]["hash_seed"]
-    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    compact = json.dumps(header, separators=(",", ":"), ensure_ascii=False)
+    path.write_text("\n".join([compact, *lines[1:]]) + "\n")
     checked = cli("replay", str(path), "--verify")
     assert checked.returncode == 0, checked.stdout + checked.stderr
