@@ -7,6 +7,7 @@ journal event as it is written.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 
@@ -120,6 +121,11 @@ def create_app(
         if hosted.status in ("finished", "failed"):
             await websocket.send_denial_response(_error(410, "this match is over"))
             return
+        if (wait := seat.cooldown_left()) > 0:
+            await websocket.send_denial_response(
+                _error(429, f"seat {slot} was closed for a policy violation; retry in {wait:.1f} s")
+            )
+            return
         seat.claimed = True
         bound = log.bind(match_id=hosted.match_id, slot=slot)
         code: int | None = None
@@ -134,7 +140,15 @@ def create_app(
                     code = message.get("code")
                     break
                 raw = message.get("text")
-                seat.deliver(raw if raw is not None else message.get("bytes") or b"")
+                close = await seat.deliver(raw if raw is not None else message.get("bytes") or b"")
+                if close is not None:
+                    code, reason = close
+                    bound.warning("seat_closed", code=code, reason=reason)
+                    await websocket.close(code=code, reason=reason)
+                    break
+                # Frames already read arrive without a pause: yield, so a flood cannot
+                # hold the loop while the opponent's reply waits.
+                await asyncio.sleep(0)
         except WebSocketDisconnect as exc:
             code = exc.code
         finally:
