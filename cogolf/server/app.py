@@ -23,6 +23,7 @@ from cogolf import messages as m
 from cogolf.golf.hosted import HostedGolfMatch
 from cogolf.server.hosted import HostedMatch
 from cogolf.server.registry import CreateMatch, Registry, RequestError
+from cogolf.server.spectators import end_when_gone
 
 log = structlog.get_logger("cogolf.server")
 _encoder = msgspec.json.Encoder()
@@ -161,8 +162,14 @@ def create_app(
         if hosted is None:
             await websocket.send_denial_response(_error(404, "no such match"))
             return
+        if hosted.spectators.full:
+            await websocket.send_denial_response(
+                _error(503, f"this match has its maximum of {hosted.spectators.most} spectators")
+            )
+            return
         await websocket.accept()
         queue = hosted.watch()
+        gone = asyncio.create_task(end_when_gone(websocket, queue))
         try:
             await websocket.send_text(_encoder.encode(hosted.snapshot()).decode())
             if hosted.status in ("finished", "failed"):
@@ -174,6 +181,7 @@ def create_app(
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
+            gone.cancel()
             hosted.unwatch(queue)
             with contextlib.suppress(Exception):
                 await websocket.close()
