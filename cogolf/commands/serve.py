@@ -51,6 +51,28 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="seconds to wait for both seats before the fallback plays an absent one",
     )
     p.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="open connections at most (lowered to what the descriptor limit allows, "
+        "keeping a reserve for the sandbox)",
+    )
+    p.add_argument(
+        "--max-connections-per-address",
+        type=int,
+        default=256,
+        metavar="N",
+        help="open connections at most from one client address",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds a new connection has to send its request headers",
+    )
+    p.add_argument(
         "--single",
         action="store_true",
         help="host one match, also answered at /player?slot=N&token=T",
@@ -115,6 +137,9 @@ def run(args: argparse.Namespace) -> int:
         accept_weak_sandbox=args.accept_weak_sandbox,
         connect_timeout=args.connect_timeout,
         single=single,
+        max_connections=args.max_connections,
+        max_connections_per_address=args.max_connections_per_address,
+        header_timeout=args.header_timeout,
     )
 
     async def main() -> None:
