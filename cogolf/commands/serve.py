@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import sys
 import tomllib
 from pathlib import Path
@@ -15,7 +16,7 @@ from cogolf.commands.common import add_deck_options, add_sandbox_options, load_d
 from cogolf.logs import configure
 from cogolf.sandbox import WeakSandboxError
 from cogolf.server.registry import CreateMatch, RequestError
-from cogolf.server.run import ServeOptions, start_server
+from cogolf.server.run import RunningServer, ServeOptions, start_server
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -142,8 +143,22 @@ def run(args: argparse.Namespace) -> int:
         header_timeout=args.header_timeout,
     )
 
+    running: list[RunningServer] = []
+
+    def on_signal(signum: int, frame: object) -> None:
+        # While uvicorn serves, it handles the signal itself and raises it again once it
+        # has shut down; landing here then (or before it started) ends the server, so
+        # `stop` still closes every match, journal and the sandbox.
+        if not running:
+            raise KeyboardInterrupt
+        running[0].request_exit()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
+
     async def main() -> None:
         server = await start_server(options)
+        running.append(server)
         print(f"cogolf serve: listening on {server.url}", flush=True)
         if server.single is not None:
             base = server.ws_url

@@ -5,10 +5,11 @@ Many matches on one server would otherwise start as many sandbox children as the
 holes ask for, all at once; past what the machine can run, batches fail instead of
 waiting. Here at most `max_batches` run at a time and the rest wait their turn (a
 batch's wall clock starts when it runs, not while it waits), so a busy server is
-slower, never broken. A batch that could not start because the server had no
-descriptor left (EMFILE, ENFILE) waits and is started again, up to `retry_seconds`,
-rather than ending the match as a harness fault: such a failure is the server's
-state of the moment, not anything the program did.
+slower, never broken. A batch that could not start (the server had no descriptor
+left, EMFILE or ENFILE, or its child could not be made) waits and is started again,
+up to `retry_seconds`, rather than ending the match as a harness fault: such a
+failure is the server's state of the moment, not anything the program did, and the
+program never ran. A sandbox that stays broken still ends the match, that much later.
 """
 
 from __future__ import annotations
@@ -26,16 +27,27 @@ from cogolf.sandbox.api import DEFAULT_LIMITS, BatchResult, Limits, LoadStatus, 
 
 log = structlog.get_logger("cogolf.sandbox")
 
-_NO_DESCRIPTORS = (os.strerror(errno.EMFILE), os.strerror(errno.ENFILE), "EMFILE", "ENFILE")
+# How a batch that never started reads: out of descriptors itself, or a child (or the
+# fork server's fork) that could not be made, which is how EMFILE in the parent shows.
+_NOT_STARTED = (
+    os.strerror(errno.EMFILE),
+    os.strerror(errno.ENFILE),
+    "EMFILE",
+    "ENFILE",
+    "could not be started",
+    "did not start",
+    "could not fork",
+)
 
 
 def default_max_batches() -> int:
     return max(4, 2 * (os.cpu_count() or 1))
 
 
-def out_of_descriptors(batch: BatchResult) -> bool:
+def not_started(batch: BatchResult) -> bool:
+    """A harness error before the program ran: running the batch again is harmless."""
     return batch.load is LoadStatus.HARNESS_ERROR and any(
-        s in batch.load_detail for s in _NO_DESCRIPTORS
+        s in batch.load_detail for s in _NOT_STARTED
     )
 
 
@@ -43,7 +55,7 @@ class QueuedSandbox:
     """A Sandbox in front of another: same interface, same description."""
 
     def __init__(
-        self, inner: Sandbox, *, max_batches: int | None = None, retry_seconds: float = 30.0
+        self, inner: Sandbox, *, max_batches: int | None = None, retry_seconds: float = 20.0
     ) -> None:
         self.inner = inner
         self.max_batches = max_batches or default_max_batches()
@@ -87,9 +99,11 @@ class QueuedSandbox:
                 )
             finally:
                 self._slots.release()
-            if not out_of_descriptors(batch) or time.monotonic() + pause > give_up:
+            if not not_started(batch) or time.monotonic() + pause > give_up:
                 return batch
             self.retried += 1
-            log.warning("sandbox_no_descriptors_retry", label=label, wait=pause)
+            log.warning(
+                "sandbox_batch_not_started", label=label, detail=batch.load_detail, wait=pause
+            )
             await asyncio.sleep(pause)
             pause = min(1.0, pause * 2)

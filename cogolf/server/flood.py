@@ -81,7 +81,7 @@ def _flood_frames(hole: int) -> tuple[str, str]:
 
 async def _flood(url: str, deck_dir: str | None) -> dict[str, int]:
     deck = load(Path(deck_dir)) if deck_dir else load()
-    stats = {"connections": 0, "refused_connections": 0, "frames": 0}
+    stats = {"connections": 0, "refused_connections": 0, "frames": 0, "closed_1008": 0}
     state: dict[str, Any] = {"hole": 1, "submitted": asyncio.Event(), "done": False}
 
     async def reader(ws: Any) -> None:
@@ -100,10 +100,15 @@ async def _flood(url: str, deck_dir: str | None) -> dict[str, int]:
         await state["submitted"].wait()
         small, heavy = _flood_frames(state["hole"])
         n = 0
-        while True:
-            n += 1
-            await ws.send(heavy if n % 10 == 0 else small)
-            stats["frames"] += 1
+        try:
+            while True:
+                n += 1
+                await ws.send(heavy if n % 10 == 0 else small)
+                stats["frames"] += 1
+        except websockets.ConnectionClosed as exc:
+            if exc.rcvd is not None and exc.rcvd.code == 1008:
+                stats["closed_1008"] += 1
+            raise
 
     while not state["done"]:
         try:
@@ -247,8 +252,10 @@ async def bench_flood(
         "flood": f,
         "ratio_p50": round(f["ack_ms_p50"] / c["ack_ms_p50"], 3),
         "ratio_p99": round(f["ack_ms_p99"] / c["ack_ms_p99"], 3),
-        "flooder": {k: sum(s[k] for s in flooder) for k in ("connections", "frames")}
-        | {"refused_connections": sum(s["refused_connections"] for s in flooder)},
+        "flooder": {
+            k: sum(s[k] for s in flooder)
+            for k in ("connections", "frames", "closed_1008", "refused_connections")
+        },
         "server_rss_mb_before": round(rss_before, 1),
         "server_rss_mb_peak": round(rss_peak, 1),
         "server_rss_mb_after": round(rss_after, 1),
@@ -281,7 +288,8 @@ def format_report(doc: dict[str, Any]) -> str:
             f"  ratio flooded/clean               p50 {doc['ratio_p50']:.2f}   "
             f"p99 {doc['ratio_p99']:.2f}   (must stay under 1.5)",
             f"  flooder                           {fl['frames']} frames sent, "
-            f"{fl['connections']} connections, {fl['refused_connections']} refused",
+            f"{fl['connections']} connections ({fl['closed_1008']} closed with 1008), "
+            f"{fl['refused_connections']} refused",
             f"  server RSS                        before {doc['server_rss_mb_before']:.1f} MB   "
             f"peak {doc['server_rss_mb_peak']:.1f} MB   after {doc['server_rss_mb_after']:.1f} MB"
             f"   (growth {doc['server_rss_mb_growth']:+.1f} MB, at most 20)",

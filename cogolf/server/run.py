@@ -49,7 +49,7 @@ class ServeOptions:
     max_connections: int = 1000  # lowered to what the descriptor limit allows
     max_connections_per_address: int = 256
     header_timeout: float = 10.0  # seconds for a connection's request headers
-    descriptor_reserve: int = 64  # descriptors never given to connections
+    descriptor_reserve: int = 128  # descriptors never given to connections (see `backlog`)
     max_sandbox_batches: int | None = None  # batches run at once (default 2 per core, >= 4)
 
 
@@ -80,6 +80,10 @@ class RunningServer:
     @property
     def ws_url(self) -> str:
         return "ws" + self.url[4:]
+
+    def request_exit(self) -> None:
+        """Ask uvicorn to shut down (what a signal does); `wait` then returns."""
+        self._server.should_exit = True
 
     async def wait(self) -> None:
         await self._task
@@ -148,6 +152,9 @@ async def start_server(options: ServeOptions) -> RunningServer:
         # Connections still open this long after a shutdown signal are cut, so the
         # server always exits (the matches' journals are closed by `stop`).
         timeout_graceful_shutdown=3.0,
+        # asyncio accepts up to `backlog` sockets in one go before any is refused, so
+        # this bounds how far a burst can overshoot the cap into the reserve.
+        backlog=64,
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())

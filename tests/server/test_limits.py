@@ -88,7 +88,7 @@ def test_a_flooding_opponent_changes_nothing_for_the_honest_seat(tmp_path):
                 if proc.is_alive():
                     proc.kill()
         assert flood["frames"] > 1000  # it did flood
-        assert flood["connections"] >= 2  # and was closed for it
+        assert flood["closed_1008"] >= 1  # and was closed for it
         assert seen["retries"] == 0 and seen["errors"] == []
         assert seen["done"]["result"]["reason"] == "complete"
         replays = tmp_path / "replays"
@@ -97,7 +97,7 @@ def test_a_flooding_opponent_changes_nothing_for_the_honest_seat(tmp_path):
             verdicts(replays / f"{flood_id}.ndjson"),
         )
         assert flooded == clean
-        assert all(d["source"] == "seat" and d["attempts"] == 1 for d in flooded if "slot" in d)
+        assert all(d["source"] == "seat" and d["attempts"] == 1 for d in flooded if "source" in d)
 
     run(scenario())
 
@@ -138,7 +138,7 @@ def test_frames_over_budget_are_refused_unread_then_closed_1008(tmp_path):
                 done = await recv(ws, "done")
             assert done["result"]["reason"] == "complete"
             await other
-            sub = [d for d in verdicts(tmp_path / "replays" / f"{match_id}.ndjson") if "slot" in d]
+            sub = [d for d in verdicts(tmp_path / "replays" / f"{match_id}.ndjson") if "source" in d]
             assert sub[0]["source"] == "seat"
 
     run(scenario())
@@ -346,18 +346,19 @@ def test_descriptor_exhaustion_does_not_void_a_running_match(tmp_path):
 
         done = run(scenario())
         assert [d["result"]["reason"] for d in done] == ["complete", "complete"]
+        assert httpx.get(f"{url}/healthz", timeout=10).status_code == 200  # still serving
         replay = read_replay(data / "replays" / f"{made['match_id']}.ndjson")
         assert replay.result is not None and replay.result.reason == "complete"
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
     log = (tmp_path / "data.log").read_text()
-    assert "Too many open files" not in log
+    assert "sandbox could not run" not in log and "harness_fault" not in log
 
 
 def test_sigterm_stops_the_server_promptly_in_every_state(tmp_path):
     """A match waiting for its seats that a spectator joined and left, a match mid-hole
-    with one seat connected, a half-open connection: SIGTERM ends it in seconds, and
+    with a seat that does not answer, a half-open connection: SIGTERM ends it in seconds, and
     every journal is whole (header first, no torn line)."""
     data = tmp_path / "data"
     proc, url = _serve(data, "--connect-timeout", "600")
@@ -369,6 +370,7 @@ def test_sigterm_stops_the_server_promptly_in_every_state(tmp_path):
         async with websockets.connect(waiting["watch_url"]) as ws:
             await recv(ws)  # the snapshot; then the spectator leaves
         seat = await websockets.connect(playing["seats"][0]["url"])
+        quiet = await websockets.connect(playing["seats"][1]["url"])  # never answers
         await recv(seat, "observation")
         half = _half_open(port)
         started = time.monotonic()
@@ -378,6 +380,7 @@ def test_sigterm_stops_the_server_promptly_in_every_state(tmp_path):
         assert code == 0
         half.close()
         await seat.close()
+        await quiet.close()
 
     run(scenario())
     for made in (waiting, playing):
@@ -433,4 +436,5 @@ def test_a_batch_that_hits_emfile_waits_and_runs(tmp_path, mode):
     assert out.returncode == 0, out.stderr[-2000:]
     last = out.stdout.strip().splitlines()[-1]
     assert last.startswith("['ok', 'ok', 'ok'] [1, 2, 3]"), last
-    assert int(last.rsplit(" ", 1)[1]) >= 1  # it did hit EMFILE, and retried
+    if mode == "spawn":  # every batch needs new descriptors: it did hit EMFILE, and waited
+        assert int(last.rsplit(" ", 1)[1]) >= 1
