@@ -123,6 +123,15 @@ def _single_request(args: argparse.Namespace) -> CreateMatch:
 def run(args: argparse.Namespace) -> int:
     configure()
     deck = load_deck_or_exit(args)
+    if args.max_connections < 1 or args.max_connections_per_address < 1:
+        print(
+            "cogolf: --max-connections and --max-connections-per-address must be >= 1",
+            file=sys.stderr,
+        )
+        return 2
+    if not 0 < args.header_timeout <= 3600:
+        print("cogolf: --header-timeout must be between 0 and 3600 seconds", file=sys.stderr)
+        return 2
     try:
         single = _single_request(args) if args.single else None
     except RequestError as exc:

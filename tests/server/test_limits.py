@@ -138,7 +138,8 @@ def test_frames_over_budget_are_refused_unread_then_closed_1008(tmp_path):
                 done = await recv(ws, "done")
             assert done["result"]["reason"] == "complete"
             await other
-            sub = [d for d in verdicts(tmp_path / "replays" / f"{match_id}.ndjson") if "source" in d]
+            path = tmp_path / "replays" / f"{match_id}.ndjson"
+            sub = [d for d in verdicts(path) if "source" in d]
             assert sub[0]["source"] == "seat"
 
     run(scenario())
