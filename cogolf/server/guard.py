@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
+import socket
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +31,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 SLICE_BYTES = 8192  # websocket bytes parsed per event-loop turn
+RECEIVE_BUFFER = 65536  # SO_RCVBUF of every accepted connection
 REFUSAL = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
     b"connection: close\r\ncontent-length: %d\r\n\r\n%s"
@@ -77,6 +80,12 @@ class GuardedHttp(H11Protocol):
             transport.write(REFUSAL % (len(body), body))
             transport.close()
             return
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            # A small receive window: what a flooding client can park in this server's
+            # kernel buffers is bounded (frames are at most 32 KiB anyway).
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
         super().connection_made(transport)
         self._header_timer: asyncio.TimerHandle | None = self.loop.call_later(
             self.guard.header_timeout, self._headers_overdue
