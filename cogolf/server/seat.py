@@ -32,6 +32,7 @@ log = structlog.get_logger("cogolf.seat")
 MAX_CLOSE_REASON = 123  # bytes a websocket close reason may hold
 POLICY_VIOLATION = 1008
 MESSAGE_TOO_BIG = 1009
+SEND_TIMEOUT = 5.0  # seconds a seat's socket may take to accept one message (a backstop)
 
 
 def close_reason(text: str) -> str:
@@ -50,6 +51,7 @@ class WebSocketSeat:
         self.budget = SeatBudget()
         self._cooldown_until = 0.0  # after a policy close, no reconnection before this
         self._oversize_told = False  # the close reason said it; the driver's error is not resent
+        self._stalled: WebSocket | None = None  # a connection that stopped reading
         self._ever = False
         self._send_lock = asyncio.Lock()
         self.claimed = False  # a connection holds this seat (set before the upgrade completes)
@@ -141,14 +143,30 @@ class WebSocketSeat:
         ws = self._ws
         if ws is None or ws.application_state is not WebSocketState.CONNECTED:
             return  # the observation is resent when the seat reconnects
+        if ws is self._stalled:
+            return
         if self._oversize_told and isinstance(message, m.Error) and message.cause == "oversize":
             self._oversize_told = False  # already said in the 1009 close reason
             return
         async with self._send_lock:
-            await ws.send_text(_encoder.encode(message).decode())
+            if ws is self._stalled:
+                return
+            try:
+                await asyncio.wait_for(
+                    ws.send_text(_encoder.encode(message).decode()), SEND_TIMEOUT
+                )
+            except TimeoutError:
+                # Its buffers are full: it does not read. Sending more would hold the
+                # driver (and the opponent's deadlines) again; the ping timeout closes it.
+                self._stalled = ws
+                log.warning("seat_not_reading", slot=self.slot)
 
     async def close(self) -> None:
         ws = self._ws
-        if ws is not None and ws.application_state is WebSocketState.CONNECTED:
+        if (
+            ws is not None
+            and ws is not self._stalled
+            and ws.application_state is WebSocketState.CONNECTED
+        ):
             with contextlib.suppress(Exception):
                 await ws.close(code=1000)
