@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -43,7 +42,13 @@ from cogolf.golf.wire import (
 )
 from cogolf.replay import ReplayWriter
 from cogolf.server.hosted import token_hash, token_matches, write_meta
-from cogolf.server.registry import MAX_NAME_CHARS, CreateMatch, RequestError, check_deadline
+from cogolf.server.registry import (
+    MAX_NAME_CHARS,
+    CreateMatch,
+    RequestError,
+    check_deadline,
+    check_tokens,
+)
 from cogolf.server.seat import WebSocketSeat
 from cogolf.server.spectators import Feed, Spectators
 
@@ -316,9 +321,7 @@ def create_golf_match(
 ) -> tuple[HostedGolfMatch, list[str]]:
     """A new, not yet started golf match from a `POST /matches` body with game golf."""
     config = _config(req, settings.limits)
-    tokens = req.tokens or [secrets.token_urlsafe(18)]
-    if len(tokens) != 1 or not 8 <= len(tokens[0]) <= 200:
-        raise RequestError("tokens: a golf match takes one token of 8 to 200 characters")
+    tokens = check_tokens(req.tokens, 1)
     meta = GolfMeta(
         match_id=match_id,
         config=config,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ log = structlog.get_logger("cogolf.server")
 MAX_NAME_CHARS = 64
 MIN_DEADLINE, MAX_DEADLINE = 0.05, 3600.0
 MAX_MATCH_DEADLINE = 86400.0
+TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,200}")  # URL-safe: seat URLs carry it as is
 
 
 class CreateMatch(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -60,6 +62,23 @@ class CreateMatch(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 class RequestError(ValueError):
     """A request the server refuses, with the field and the reason."""
+
+
+def check_tokens(tokens: list[str] | None, seats: int) -> list[str]:
+    """The seat tokens: given ones checked (URL-safe, one per seat, all different), or new."""
+    if tokens is None:
+        return [secrets.token_urlsafe(18) for _ in range(seats)]
+    if len(tokens) != seats:
+        raise RequestError(f"tokens: give {seats} token(s), one per seat; got {len(tokens)}")
+    for i, token in enumerate(tokens):
+        if not isinstance(token, str) or not TOKEN_PATTERN.fullmatch(token):
+            raise RequestError(
+                f"tokens[{i}]: 8 to 200 characters from A-Z a-z 0-9 _ - "
+                "(they go into seat URLs unescaped)"
+            )
+    if len(set(tokens)) != len(tokens):
+        raise RequestError("tokens: every seat needs its own token; two are the same")
+    return list(tokens)
 
 
 def check_deadline(
@@ -140,9 +159,7 @@ class Registry:
         seed = req.seed if req.seed is not None else secrets.randbelow(2**31)
         if not 0 <= seed < 2**63:
             raise RequestError("seed must be between 0 and 2**63 - 1")
-        tokens = req.tokens or [secrets.token_urlsafe(18), secrets.token_urlsafe(18)]
-        if len(tokens) != 2 or not all(8 <= len(t) <= 200 for t in tokens):
-            raise RequestError("tokens must be two strings of 8 to 200 characters")
+        tokens = check_tokens(req.tokens, 2)
         match_id = self._new_match_id(req.match_id)
         config = MatchConfig(
             seed=seed,
