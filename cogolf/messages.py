@@ -132,7 +132,7 @@ class Ack(msgspec.Struct, tag="ack", tag_field="type"):
 
 class Error(msgspec.Struct, tag="error", tag_field="type"):
     hole: int | None
-    cause: str  # malformed | oversize | wrong_hole | late
+    cause: str  # malformed | oversize | wrong_hole | late | over_budget (frame not read)
     message: str
     retry: bool = False  # whether another attempt will be offered
 

@@ -79,7 +79,8 @@ SANDBOX_KEYS = {
     "pre_forked": int,
 }
 
-Resolver = Callable[[str, tuple[Accepted, Accepted]], Awaitable[HoleOutcome]]
+Resolver = Callable[[str, tuple[Accepted, Accepted], int | None], Awaitable[HoleOutcome]]
+"""Re-resolves one hole: spec key, both accepted plays, the match's hash seed."""
 
 
 class VerifyError(Exception):
@@ -240,7 +241,18 @@ def _check_config(h: m.ReplayHeader, deck: Deck) -> MatchConfig:
             raise ValueError(f"config: {name} {value} is outside {MIN_DEADLINE}..{most}")
     if not all(n.strip() for n in config.names):
         raise ValueError("config: names must not be empty")
+    if config.hash_seed is not None and not 0 <= config.hash_seed < 2**32:
+        raise ValueError(f"config: hash_seed {config.hash_seed} is outside 0..2**32-1")
     return config
+
+
+def _recorded_config(config: MatchConfig) -> dict[str, Any]:
+    """The header's config as the writer records it; files from before hash seeds
+    were fixed per match have no `hash_seed` (None: the sandbox's own)."""
+    doc = msgspec.to_builtins(config)
+    if config.hash_seed is None:
+        doc.pop("hash_seed", None)
+    return doc
 
 
 def _check_sandbox(sandbox: dict[str, Any], known: frozenset[str]) -> str:
@@ -358,7 +370,7 @@ async def verify_replay_file(
             names=[clip(n, MAX_NAME_CHARS) for n in config.names],
             aliases=list(rules.ALIASES),
             holes=keys,
-            config=msgspec.to_builtins(config),
+            config=_recorded_config(config),
             sandbox=h.sandbox,
             started_at=0.0,
         )
@@ -383,7 +395,9 @@ async def verify_replay_file(
                 raise c.fail(f"{_label(sub)}: {problem}", c.pos + 1 + i)
         plays = (_play(nxt[0]), _play(nxt[1]))
         try:
-            outcome = await resolve(key, (plays[0].accepted, plays[1].accepted))
+            outcome = await resolve(
+                key, (plays[0].accepted, plays[1].accepted), config.hash_seed
+            )
         except HarnessFault as exc:
             raise VerifyError(
                 path, c.pos + 1, f"hole {hole}: cannot re-resolve: {exc}", malformed=False
@@ -428,8 +442,12 @@ async def verify_replay_file(
 def sandbox_resolver(deck: Deck, sandbox: Sandbox) -> Resolver:
     """Re-resolve holes through `sandbox`, with the limits every match uses."""
 
-    async def resolve(key: str, subs: tuple[Accepted, Accepted]) -> HoleOutcome:
-        return await resolve_hole(sandbox, deck.spec(key), deck.hidden[key], list(subs), Limits())
+    async def resolve(
+        key: str, subs: tuple[Accepted, Accepted], hash_seed: int | None
+    ) -> HoleOutcome:
+        return await resolve_hole(
+            sandbox, deck.spec(key), deck.hidden[key], list(subs), Limits(), hash_seed
+        )
 
     return resolve
 

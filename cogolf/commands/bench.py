@@ -291,6 +291,36 @@ def _run_server(args: argparse.Namespace) -> int:
     return 0 if not doc["incomplete"] else 1
 
 
+# --- bench flood --------------------------------------------------------------------
+
+
+def _flood_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rounds", type=int, default=4,
+                   help="clean and flooded matches each, alternating (default 4)")
+    p.add_argument("--holes", type=int, default=9, help="holes per match (default 9)")
+    p.add_argument("--sandbox", choices=MODES, default="fork")
+    p.add_argument("--accept-weak-sandbox", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_flood(args: argparse.Namespace) -> int:
+    from cogolf.deck import load
+    from cogolf.server.flood import bench_flood, format_report, passed
+
+    configure("warning")
+    if not 1 <= args.rounds <= 50:
+        print("cogolf: --rounds must be between 1 and 50", file=sys.stderr)
+        return 2
+    deck = load()
+    holes = max(1, min(args.holes, len(deck.spec_keys())))
+    doc = asyncio.run(
+        bench_flood(deck, rounds=args.rounds, holes=holes, sandbox_mode=args.sandbox,
+                    accept_weak=args.accept_weak_sandbox)
+    )
+    print(json.dumps(doc, indent=2) if args.json else format_report(doc))
+    return 0 if passed(doc) else 1
+
+
 # --- bench golf ---------------------------------------------------------------------
 
 
@@ -321,6 +351,8 @@ BENCHMARKS: list[Benchmark] = [
               _hole_arguments, _run_hole),
     Benchmark("server", "concurrent matches with instant bots over real websockets",
               _server_arguments, _run_server),
+    Benchmark("flood", "an honest bot's latency and the server's memory against a flooding seat",
+              _flood_arguments, _run_flood),
     Benchmark("league", "an N-entrant night of instant scripted bots",
               _league_arguments, _run_league),
     Benchmark("golf", "seconds to score a full 18-hole course per language (reference files)",

@@ -224,6 +224,7 @@ def run(args: argparse.Namespace) -> int:
                 retry_deadline_seconds=config.retry_deadline_seconds,
                 names=list(config.names),
                 match_id=match_id,
+                hash_seed=config.hash_seed,
             )
             commands = [policy_command(n, args.deck) for n in config.names]
             await play_on_server(server, request, commands)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import sys
 import tomllib
 from pathlib import Path
@@ -16,7 +17,7 @@ from cogolf.games.registry import LIVE
 from cogolf.logs import configure
 from cogolf.sandbox import WeakSandboxError
 from cogolf.server.requests import CreateMatch, RequestError
-from cogolf.server.run import ServeOptions, start_server
+from cogolf.server.run import RunningServer, ServeOptions, start_server
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,6 +51,28 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=30.0,
         metavar="S",
         help="seconds to wait for both seats before the fallback plays an absent one",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="open connections at most (lowered to what the descriptor limit allows, "
+        "keeping a reserve for the sandbox)",
+    )
+    p.add_argument(
+        "--max-connections-per-address",
+        type=int,
+        default=256,
+        metavar="N",
+        help="open connections at most from one client address",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds a new connection has to send its request headers",
     )
     p.add_argument(
         "--single",
@@ -101,6 +124,15 @@ def _single_request(args: argparse.Namespace) -> CreateMatch:
 def run(args: argparse.Namespace) -> int:
     configure()
     deck = load_deck_or_exit(args)
+    if args.max_connections < 1 or args.max_connections_per_address < 1:
+        print(
+            "cogolf: --max-connections and --max-connections-per-address must be >= 1",
+            file=sys.stderr,
+        )
+        return 2
+    if not 0 < args.header_timeout <= 3600:
+        print("cogolf: --header-timeout must be between 0 and 3600 seconds", file=sys.stderr)
+        return 2
     try:
         single = _single_request(args) if args.single else None
     except RequestError as exc:
@@ -117,10 +149,27 @@ def run(args: argparse.Namespace) -> int:
         accept_weak_sandbox=args.accept_weak_sandbox,
         connect_timeout=args.connect_timeout,
         single=single,
+        max_connections=args.max_connections,
+        max_connections_per_address=args.max_connections_per_address,
+        header_timeout=args.header_timeout,
     )
+
+    running: list[RunningServer] = []
+
+    def on_signal(signum: int, frame: object) -> None:
+        # While uvicorn serves, it handles the signal itself and raises it again once it
+        # has shut down; landing here then (or before it started) ends the server, so
+        # `stop` still closes every match, journal and the sandbox.
+        if not running:
+            raise KeyboardInterrupt
+        running[0].request_exit()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
 
     async def main() -> None:
         server = await start_server(options)
+        running.append(server)
         print(f"cogolf serve: listening on {server.url}", flush=True)
         if server.single is not None:
             base = server.ws_url

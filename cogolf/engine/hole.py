@@ -3,12 +3,17 @@
 Pure functions over submissions and sandbox results. Resolving a hole takes three
 steps, and the caller runs the sandbox in between:
 
-1. `reference_calls` lists the tests that pass the static gates, to be run
-   against the reference in one batch;
+1. `reference_calls` lists, per seat, the tests that pass the static gates, to be
+   run against the reference (`reference_batch`), judged per seat;
 2. `judge` turns the reference's answers into a legality verdict per test, and
    `shot_calls` lists, per defender, the opponent's legal tests;
 3. `score` takes the defenders' answers and the par answers and returns the
    outcome of the hole.
+
+Every batch (reference, shot, par) follows one rule: a call is charged only for
+what it did itself. When a call ends its batch (a timeout, a crash, a killed
+child), the calls after it were not run; `rerun_from` says where, and the caller
+runs them again in a fresh child and joins the answers with `join_rerun`.
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from cogolf import values
 from cogolf.engine import rules
 from cogolf.engine.intake import Accepted
-from cogolf.engine.results import BatchResult, CallResult, CallStatus, LoadStatus
+from cogolf.engine.results import BatchResult, CallResult, CallStatus, Limits, LoadStatus
 from cogolf.text import clean
 
 LEGAL = "ok"
@@ -63,13 +70,13 @@ def static_gate(args: Any, expect: Any, arity: int) -> Verdict | None:
 
 @dataclass(frozen=True)
 class ReferencePlan:
-    calls: list[list[Any]]
-    index: dict[tuple[int, int], int]  # (slot, test idx) -> call index
+    calls: list[list[list[Any]]]  # per seat: the args of its tests that go to the reference
+    index: dict[tuple[int, int], int]  # (slot, test idx) -> call index in that seat's batch
     static: dict[tuple[int, int], Verdict]  # tests stopped by a static gate
 
 
 def reference_calls(subs: Sequence[Accepted], arity: int) -> ReferencePlan:
-    calls: list[list[Any]] = []
+    calls: list[list[list[Any]]] = [[] for _ in subs]
     index: dict[tuple[int, int], int] = {}
     static: dict[tuple[int, int], Verdict] = {}
     for slot, sub in enumerate(subs):
@@ -78,18 +85,91 @@ def reference_calls(subs: Sequence[Accepted], arity: int) -> ReferencePlan:
             if stopped is not None:
                 static[(slot, idx)] = stopped
             else:
-                index[(slot, idx)] = len(calls)
-                calls.append(test.args)
+                index[(slot, idx)] = len(calls[slot])
+                calls[slot].append(test.args)
     return ReferencePlan(calls, index, static)
+
+
+def reference_batch(plan: ReferencePlan, limits: Limits) -> tuple[list[list[Any]], Limits]:
+    """Both seats' planned calls as one batch, and the limits it runs under.
+
+    Nothing one seat submits may change the legality of the other seat's tests. Each
+    call has its own CPU budget and is charged only for itself (`rerun_from`), and the
+    batch's shared budgets are sized so no call can find them spent by earlier calls:
+    wall time for the load and every call's full CPU budget (a reference never waits,
+    and time spent waiting for a CPU is not charged), output for every call's longest
+    line.
+    """
+    calls = [args for seat in plan.calls for args in seat]
+    n = len(calls)
+    wall = limits.load_cpu_seconds + n * limits.cpu_seconds_per_call + 1.0
+    sized = msgspec.structs.replace(
+        limits,
+        wall_seconds_per_batch=max(limits.wall_seconds_per_batch, wall),
+        max_result_bytes=max(limits.max_result_bytes, (n + 1) * limits.max_result_line_bytes),
+    )
+    return calls, sized
+
+
+def split_reference(plan: ReferencePlan, ref: BatchResult) -> list[BatchResult]:
+    """The reference batch's answers, per seat, in the order `judge` takes them."""
+    out, start = [], 0
+    for seat in plan.calls:
+        out.append(msgspec.structs.replace(ref, results=ref.results[start : start + len(seat)]))
+        start += len(seat)
+    return out
+
+
+def rerun_from(batch: BatchResult) -> int | None:
+    """The first call a loaded batch ended before running, or None when every call ran.
+
+    Those calls did nothing, so nothing may be charged for them: they are run again,
+    from that one on, in a fresh child.
+    """
+    if batch.load is not LoadStatus.OK:
+        return None
+    for i, result in enumerate(batch.results):
+        if result.status is CallStatus.NOT_RUN:
+            return i
+    return None
+
+
+def join_rerun(done: BatchResult, start: int, rerun: BatchResult) -> BatchResult:
+    """`done`'s answers before `start`, then the re-run's answers for the calls from `start`.
+
+    A re-run that does not load (a load that only fits its budget by luck) or that
+    runs nothing charges each remaining call as a crash, so a re-run always ends.
+    """
+    results = list(done.results[:start])
+    rest = len(done.results) - start
+    if (
+        rerun.load is LoadStatus.OK
+        and rerun.results[:1]
+        and rerun.results[0].status is not CallStatus.NOT_RUN
+    ):
+        results += rerun.results[:rest]
+    else:
+        why = rerun.load_detail or (rerun.results[0].detail if rerun.results else "")
+        detail = f"running again in a fresh child failed: {rerun.load}" + (
+            f" ({why})" if why else ""
+        )
+        results += [CallResult(status=CallStatus.CRASH, detail=detail[:300])] * rest
+    return BatchResult(
+        load=LoadStatus.OK, results=results, wall_seconds=done.wall_seconds + rerun.wall_seconds
+    )
 
 
 class ReferenceFault(RuntimeError):
     """The reference itself could not run: a deck or harness problem, never a seat's fault."""
 
 
-def judge(subs: Sequence[Accepted], plan: ReferencePlan, ref: BatchResult) -> list[list[Verdict]]:
-    if plan.calls and ref.load is not LoadStatus.OK:
-        raise ReferenceFault(f"reference did not load: {ref.load} {ref.load_detail}")
+def judge(
+    subs: Sequence[Accepted], plan: ReferencePlan, refs: Sequence[BatchResult]
+) -> list[list[Verdict]]:
+    """Legality per test; `refs[s]` is the reference's batch on seat s's planned calls."""
+    for calls, ref in zip(plan.calls, refs, strict=True):
+        if calls and ref.load is not LoadStatus.OK:
+            raise ReferenceFault(f"reference did not load: {ref.load} {ref.load_detail}")
     verdicts: list[list[Verdict]] = []
     for slot, sub in enumerate(subs):
         seen: set[str] = set()
@@ -97,7 +177,9 @@ def judge(subs: Sequence[Accepted], plan: ReferencePlan, ref: BatchResult) -> li
         for idx, test in enumerate(sub.tests):
             verdict = plan.static.get((slot, idx))
             if verdict is None:
-                verdict = _reference_verdict(ref.results[plan.index[(slot, idx)]], test.expect)
+                verdict = _reference_verdict(
+                    refs[slot].results[plan.index[(slot, idx)]], test.expect
+                )
             if verdict.legal:
                 fp = values.fingerprint(values.canonical(test.args))
                 if fp in seen:

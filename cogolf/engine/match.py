@@ -8,6 +8,7 @@ built from this state and contain only what a seat may know.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from cogolf.deck import Spec
 from cogolf.engine import rules
 from cogolf.engine.hole import HoleOutcome
 from cogolf.engine.intake import Accepted
+from cogolf.engine.results import MATCH_HASH_SEEDS
 
 
 class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -28,6 +30,18 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
     retry_deadline_seconds: float = rules.RETRY_DEADLINE_SECONDS
     match_deadline_seconds: float = 1800.0  # wall budget for the whole match
     names: tuple[str, str] = ("seat0", "seat1")
+    # PYTHONHASHSEED of every program run for the match, so set and dict order are the
+    # same when it is verified or played again; None (replays from before it was
+    # recorded): the sandbox's own, which may differ from run to run.
+    hash_seed: int | None = None
+
+
+def hash_seed_for(match_id: str) -> int:
+    """The hash seed of a new match: one of `MATCH_HASH_SEEDS`, chosen by its id, so a
+    resumed match keeps it; independent of the draw's seed, so knowing it (a program
+    can measure its own hashes) reveals nothing hidden."""
+    digest = hashlib.sha256(b"cogolf-hash-seed\0" + match_id.encode()).digest()
+    return MATCH_HASH_SEEDS[digest[0] % len(MATCH_HASH_SEEDS)]
 
 
 @dataclass(frozen=True)

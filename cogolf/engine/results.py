@@ -1,4 +1,4 @@
-"""What running a program produced, in the engine's own terms.
+"""What running a program produced, and under which limits, in the engine's own terms.
 
 The engine judges these results and owns their types; the sandbox builds them
 (`cogolf.sandbox.api` re-exports them for its callers), so the pure engine never
@@ -45,3 +45,19 @@ class BatchResult(msgspec.Struct, frozen=True, kw_only=True):
     load_detail: str = ""
     results: list[CallResult] = []
     wall_seconds: float = 0.0
+
+
+class Limits(msgspec.Struct, frozen=True, kw_only=True):
+    cpu_seconds_per_call: float = 1.0
+    load_cpu_seconds: float = 2.0
+    wall_seconds_per_batch: float = 6.0
+    memory_bytes: int = 256 * 1024 * 1024
+    max_result_bytes: int = 1024 * 1024  # all result lines of one batch together
+    max_result_line_bytes: int = 256 * 1024
+
+
+DEFAULT_LIMITS = Limits()
+
+MATCH_HASH_SEEDS = (3923502154, 3004387458, 3048740657, 3722798447)
+"""The hash seeds matches are given (one each, from its id): few, so a fork sandbox
+can keep an interpreter started for each rather than start one per match."""

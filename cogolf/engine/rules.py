@@ -22,6 +22,14 @@ WALL_SECONDS_PER_BATCH = 6.0
 HOLE_DEADLINE_SECONDS = 40.0
 RETRY_DEADLINE_SECONDS = 15.0
 HISTORY_HOLES = 4
+# What one seat's connection may send (the server's intake is shared by both seats).
+SEAT_FRAMES_PER_SECOND = 20.0
+SEAT_FRAME_BURST = 40
+SEAT_BYTES_PER_SECOND = 32768
+SEAT_BYTE_BURST = 65536
+SEAT_INBOUND_QUEUE = 4  # frames waiting for the intake; more are refused
+SEAT_VIOLATIONS_BEFORE_CLOSE = 20  # refused frames before the connection is closed with 1008
+SEAT_RECONNECT_COOLDOWN_SECONDS = 1.0  # after a 1008 close, the seat cannot reconnect for this long
 DEFAULT_HOLES = 9
 ALIASES = ("Ash", "Basil")
 
@@ -61,6 +69,13 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True):
     cpu_seconds_per_call: float = CPU_SECONDS_PER_CALL
     wall_seconds_per_batch: float = WALL_SECONDS_PER_BATCH
     history_holes: int = HISTORY_HOLES
+    seat_frames_per_second: float = SEAT_FRAMES_PER_SECOND
+    seat_frame_burst: int = SEAT_FRAME_BURST
+    seat_bytes_per_second: int = SEAT_BYTES_PER_SECOND
+    seat_byte_burst: int = SEAT_BYTE_BURST
+    seat_inbound_queue: int = SEAT_INBOUND_QUEUE
+    seat_violations_before_close: int = SEAT_VIOLATIONS_BEFORE_CLOSE
+    seat_reconnect_cooldown_seconds: float = SEAT_RECONNECT_COOLDOWN_SECONDS
     blocked_capabilities: tuple[str, ...] = BLOCKED_CAPABILITIES
     allowed_imports: tuple[str, ...] = ALLOWED_IMPORTS
     scoring: str = (

@@ -23,6 +23,7 @@ from cogolf.engine import collect
 from cogolf.engine.intake import Accepted, accept, encode_play
 from cogolf.engine.match import Match, SeatPlay, build_resolved
 from cogolf.replay import ReplayWriter
+from cogolf.runtime.inbox import FairInbox
 from cogolf.runtime.resolve import HarnessFault, resolve_hole
 from cogolf.runtime.seats import Inbound, Seat
 from cogolf.sandbox.api import Limits, Sandbox
@@ -66,7 +67,7 @@ class MatchDriver:
         self.clock = clock
         self.wall = wall
         self.on_event = on_event
-        self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
+        self.inbox = FairInbox()  # seats served in turn, so one cannot starve the other
         self.collector: collect.HoleCollector | None = None
         self._observed_epoch = [-1, -1]  # the connection epoch each seat last got an observation in
         self._observed_at: list[float | None] = [None, None]
@@ -185,6 +186,7 @@ class MatchDriver:
             self.deck.hidden[key],
             [p.accepted for p in plays],
             self.limits,
+            match.config.hash_seed,
         )
         resolved = build_resolved(
             hole,

@@ -15,7 +15,7 @@ import msgspec
 from cogolf import GAME_VERSION, PROTOCOL
 from cogolf import messages as m
 from cogolf.deck import Deck
-from cogolf.engine.match import Match, MatchConfig
+from cogolf.engine.match import Match, MatchConfig, hash_seed_for
 from cogolf.replay import ReplayWriter
 from cogolf.runtime.driver import MatchDriver
 from cogolf.runtime.seats import Seat
@@ -24,6 +24,9 @@ from cogolf.text import clip
 
 
 def new_match(deck: Deck, config: MatchConfig, match_id: str) -> Match:
+    """The match, with its hash seed fixed (from its id unless the config gives one)."""
+    if config.hash_seed is None:
+        config = msgspec.structs.replace(config, hash_seed=hash_seed_for(match_id))
     keys = deck.draw(config.seed, config.holes)
     return Match(match_id=match_id, config=config, keys=keys, specs={k: deck.spec(k) for k in keys})
 

@@ -32,6 +32,12 @@ class Inbound:
     connected: bool | None = None  # a (re)connection or a drop
 
 
+class Inbox(Protocol):
+    """Where a seat puts what it delivered (an asyncio.Queue, or the driver's FairInbox)."""
+
+    def put_nowait(self, item: Inbound) -> None: ...
+
+
 class Seat(Protocol):
     slot: int
 
@@ -46,7 +52,7 @@ class Seat(Protocol):
     @property
     def ever_connected(self) -> bool: ...
 
-    def attach(self, inbox: asyncio.Queue[Inbound]) -> None: ...
+    def attach(self, inbox: Inbox) -> None: ...
 
     async def send(self, message: msgspec.Struct) -> None: ...
 
@@ -59,7 +65,7 @@ class InProcessSeat:
     def __init__(self, slot: int, policy: Policy) -> None:
         self.slot = slot
         self.policy = policy
-        self._inbox: asyncio.Queue[Inbound] | None = None
+        self._inbox: Inbox | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -74,7 +80,7 @@ class InProcessSeat:
     def ever_connected(self) -> bool:
         return True
 
-    def attach(self, inbox: asyncio.Queue[Inbound]) -> None:
+    def attach(self, inbox: Inbox) -> None:
         self._inbox = inbox
         self._loop = asyncio.get_running_loop()
 

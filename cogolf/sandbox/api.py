@@ -11,12 +11,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-import msgspec
-
-from cogolf.engine.results import BatchResult, CallResult, CallStatus, LoadStatus
+from cogolf.engine.results import (
+    DEFAULT_LIMITS,
+    MATCH_HASH_SEEDS,
+    BatchResult,
+    CallResult,
+    CallStatus,
+    Limits,
+    LoadStatus,
+)
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "MATCH_HASH_SEEDS",
     "BatchResult",
     "CallResult",
     "CallStatus",
@@ -24,18 +31,6 @@ __all__ = [
     "LoadStatus",
     "Sandbox",
 ]
-
-
-class Limits(msgspec.Struct, frozen=True, kw_only=True):
-    cpu_seconds_per_call: float = 1.0
-    load_cpu_seconds: float = 2.0
-    wall_seconds_per_batch: float = 6.0
-    memory_bytes: int = 256 * 1024 * 1024
-    max_result_bytes: int = 1024 * 1024  # all result lines of one batch together
-    max_result_line_bytes: int = 256 * 1024
-
-
-DEFAULT_LIMITS = Limits()
 
 
 class Sandbox(Protocol):
@@ -54,10 +49,14 @@ class Sandbox(Protocol):
         function: str = "solve",
         limits: Limits = DEFAULT_LIMITS,
         label: str = "",
+        hash_seed: int | None = None,
     ) -> BatchResult:
         """Load `source`, then call `function(*args)` for each args list, in order.
 
         Returns exactly len(calls) results. `label` names the program in logs only.
+        `hash_seed` (0 to 2**32 - 1) fixes string hashing, as PYTHONHASHSEED does;
+        None leaves it to the sandbox. After a call that ends the batch (a timeout, a
+        crash), the remaining calls are `NOT_RUN`.
         """
         ...
 

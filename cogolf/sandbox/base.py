@@ -6,6 +6,10 @@ the child could put up; a missing wall is refused unless the operator accepted a
 weaker sandbox, and is then announced loudly. Fork mode keeps a few children
 started ahead of demand (each under its own uid, used for one batch only); spawn
 mode, the baseline, starts an interpreter per batch.
+
+A batch may ask for a hash seed (a match fixes one, so string hashing, and with it
+set and dict order, is the same in the match, its verification and its re-run).
+Children are kept ready per hash seed, for the few seeds used most recently.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +30,7 @@ import structlog
 
 from cogolf.sandbox.api import DEFAULT_LIMITS, BatchResult, Limits, LoadStatus
 from cogolf.sandbox.cgroups import UidGroups, available_bases
-from cogolf.sandbox.interpreter import real_python
+from cogolf.sandbox.interpreter import MAX_HASH_SEED, real_python
 from cogolf.sandbox.session import ChildProcess, await_ready, harness_error, run_session
 from cogolf.sandbox.uids import lease_uid
 
@@ -36,10 +41,16 @@ GROUP_PREFIX = "py"
 PY_CONTROLLERS = ("pids", "memory")  # CPU comes from /proc: one task per child
 
 
-POOL_SIZE = 4
-"""Children pre-forked per sandbox: one hole runs five batches, four at once."""
+POOL_SIZE = 6
+"""Children pre-forked per hash seed: one hole runs six batches, four then two."""
 _PREFORK_TIMEOUT = 10.0
 _POOL_GIVE_UP = 3  # consecutive pre-fork failures after which children start on demand
+MAX_HASH_SEEDS = 8
+"""Fork servers kept per sandbox, one per hash seed (more only while all are forking)."""
+MAX_POOLS = 4
+"""Hash seeds with children kept ready; a seed gives its place up only once unused for
+`POOL_IDLE_SECONDS`, so many seeds at once never churn pre-forked children."""
+POOL_IDLE_SECONDS = 2.0
 
 
 @dataclass
@@ -78,8 +89,11 @@ class BaseSandbox:
                  pool_size: int = POOL_SIZE) -> None:
         self.accept_weak = accept_weak
         self.pool_size = pool_size
-        self._pool: list[_Warm] = []
-        self._refilling: asyncio.Future[None] | None = None
+        # Pre-forked children per hash seed (None: the sandbox's own), least recently
+        # used first.
+        self._pools: OrderedDict[int | None, list[_Warm]] = OrderedDict()
+        self._refilling: dict[int | None, asyncio.Future[None]] = {}
+        self._pool_used: dict[int | None, float] = {}
         self._pool_failures = 0
         self._uid_groups: dict[int, UidGroups] = {}  # the directories only, made once
         self._python_override = python
@@ -110,7 +124,8 @@ class BaseSandbox:
         self._cwd_stamp = os.stat(self._cwd).st_mtime_ns
         await self._start_mode()
         self._started = True
-        probe = await self._batch(PROBE_SOURCE, [[]], "solve", DEFAULT_LIMITS, strict=False)
+        probe = await self._batch(PROBE_SOURCE, [[]], "solve", DEFAULT_LIMITS, strict=False,
+                                  hash_seed=None)
         if probe.load is LoadStatus.HARNESS_ERROR:
             await self.close()
             raise RuntimeError(f"sandbox ({self.mode}) cannot start: {probe.load_detail}")
@@ -122,18 +137,15 @@ class BaseSandbox:
             log.warning("WEAK SANDBOX: walls missing, running anyway as requested",
                         mode=self.mode, missing=missing)
         log.info("sandbox ready", mode=self.mode, walls=self.walls)
-        self._refill()
+        self._refill(None)
 
     async def close(self) -> None:
         self._started = False
-        if self._refilling is not None:
-            self._refilling.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._refilling
-            self._refilling = None
-        while self._pool:
-            warm = self._pool.pop()
-            self._finish(warm.child, warm.held)
+        fills = [self._drop_pool(seed) for seed in list(self._pools)]
+        for filling in fills:
+            if filling is not None:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await filling
         await self.drain()
         await self._close_mode()
         if self._work:
@@ -157,13 +169,16 @@ class BaseSandbox:
         function: str = "solve",
         limits: Limits = DEFAULT_LIMITS,
         label: str = "",
+        hash_seed: int | None = None,
     ) -> BatchResult:
         started = time.monotonic()
         if not self._started:
             return harness_error(len(calls), "sandbox not started", started)
+        if hash_seed is not None and not 0 <= hash_seed <= MAX_HASH_SEED:
+            return harness_error(len(calls), f"hash seed {hash_seed} out of range", started)
         try:
             result = await self._batch(source, calls, function, limits,
-                                       strict=not self.accept_weak)
+                                       strict=not self.accept_weak, hash_seed=hash_seed)
         except Exception as exc:  # the sandbox's own failure, never the program's
             log.exception("sandbox batch failed", mode=self.mode, label=label)
             return harness_error(len(calls), f"{type(exc).__name__}: {exc}", started)
@@ -175,13 +190,14 @@ class BaseSandbox:
     async def diagnose(self, source: str, calls: Sequence[list[Any]]) -> BatchResult:
         """A batch with the audit hook off, so `cogolf doctor` tests the kernel walls alone."""
         return await self._batch(source, calls, "solve", DEFAULT_LIMITS, strict=False,
-                                 audit_hook=False)
+                                 audit_hook=False, hash_seed=None)
 
     async def _batch(self, source: str, calls: Sequence[list[Any]], function: str,
-                     limits: Limits, *, strict: bool, audit_hook: bool = True) -> BatchResult:
+                     limits: Limits, *, strict: bool, hash_seed: int | None,
+                     audit_hook: bool = True) -> BatchResult:
         started = time.monotonic()
         rlimits = {"memory": limits.memory_bytes, "cpu_backstop": _cpu_backstop(limits, calls)}
-        warm = self._take_warm() if strict == self._pool_strict and audit_hook else None
+        warm = self._take_warm(hash_seed) if strict == self._pool_strict and audit_hook else None
         if warm is not None:
             held, child = warm.held, warm.child
             try:
@@ -199,7 +215,7 @@ class BaseSandbox:
         try:
             groups = self._groups(uid, limits)
             cfg = self._config(uid, groups, strict=strict, audit_hook=audit_hook, **rlimits)
-            child = await self._launch(cfg, groups, limits)
+            child = await self._launch(cfg, groups, limits, hash_seed)
             if child is None:
                 return harness_error(len(calls), "sandbox child could not be started", started)
             result = await run_session(child, source, calls, function=function,
@@ -241,35 +257,62 @@ class BaseSandbox:
     def _pool_strict(self) -> bool:
         return not self.accept_weak
 
-    def _take_warm(self) -> _Warm | None:
+    def _take_warm(self, hash_seed: int | None) -> _Warm | None:
         warm = None
-        while self._pool:
-            cand = self._pool.pop(0)
+        pool = self._pools.get(hash_seed, [])
+        while pool:
+            cand = pool.pop(0)
             if cand.child.exited():
                 self._finish(cand.child, cand.held)
                 continue
             warm = cand
             break
-        self._refill()
+        self._refill(hash_seed)
         return warm
 
-    def _refill(self) -> None:
+    def _refill(self, hash_seed: int | None) -> None:
         if self.pool_size <= 0 or not self._started or self._pool_failures >= _POOL_GIVE_UP:
             return
-        if self._refilling is None or self._refilling.done():
-            self._refilling = asyncio.ensure_future(self._fill())
+        now = time.monotonic()
+        if hash_seed not in self._pools and len(self._pools) >= MAX_POOLS:
+            stale = next(iter(self._pools))
+            if now - self._pool_used.get(stale, 0.0) < POOL_IDLE_SECONDS:
+                return  # every place is in use: this seed's children start on demand
+            self._drop_pool(stale)
+        self._pools.setdefault(hash_seed, [])
+        self._pools.move_to_end(hash_seed)
+        self._pool_used[hash_seed] = now
+        filling = self._refilling.get(hash_seed)
+        if filling is None or filling.done():
+            self._refilling[hash_seed] = asyncio.ensure_future(self._fill(hash_seed))
 
-    async def _fill(self) -> None:
-        while self._started and len(self._pool) < self.pool_size:
-            warm = await self._prefork()
+    def _drop_pool(self, hash_seed: int | None) -> asyncio.Future[None] | None:
+        """Finish a hash seed's ready children; returns its refill, cancelled (a child
+        it was starting is finished once the cancellation reaches it)."""
+        pool = self._pools.pop(hash_seed, [])
+        self._pool_used.pop(hash_seed, None)
+        filling = self._refilling.pop(hash_seed, None)
+        if filling is not None:
+            filling.cancel()
+        for warm in pool:
+            self._finish(warm.child, warm.held)
+        return filling
+
+    async def _fill(self, hash_seed: int | None) -> None:
+        while self._started:
+            pool = self._pools.get(hash_seed)
+            if pool is None or len(pool) >= self.pool_size:
+                return
+            warm = await self._prefork(hash_seed)
             if warm is None:
                 return
-            if not self._started:
+            pool = self._pools.get(hash_seed)
+            if not self._started or pool is None:
                 self._finish(warm.child, warm.held)
                 return
-            self._pool.append(warm)
+            pool.append(warm)
 
-    async def _prefork(self) -> _Warm | None:
+    async def _prefork(self, hash_seed: int | None) -> _Warm | None:
         held = contextlib.ExitStack()
         uid = held.enter_context(lease_uid())
         child: ChildProcess | None = None
@@ -278,7 +321,7 @@ class BaseSandbox:
             groups = self._groups(uid, DEFAULT_LIMITS)
             cfg = self._config(uid, groups, strict=self._pool_strict, audit_hook=True,
                                memory=None, cpu_backstop=None)
-            child = await self._launch(cfg, groups, DEFAULT_LIMITS)
+            child = await self._launch(cfg, groups, DEFAULT_LIMITS, hash_seed)
             if child is None:
                 failure = "sandbox child could not be started"
             else:
@@ -328,7 +371,7 @@ class BaseSandbox:
             await asyncio.gather(*list(self._cleanups), return_exceptions=True)
 
     async def _launch(self, cfg: dict[str, Any], groups: UidGroups | None,
-                      limits: Limits) -> ChildProcess | None:
+                      limits: Limits, hash_seed: int | None) -> ChildProcess | None:
         raise NotImplementedError
 
     def describe(self) -> dict[str, Any]:

@@ -18,15 +18,16 @@ import json
 import os
 import socket
 import subprocess
+from collections import Counter, OrderedDict
 from typing import Any
 
 import structlog
 
-from cogolf.sandbox.api import Limits
-from cogolf.sandbox.base import POOL_SIZE, BaseSandbox
+from cogolf.sandbox.api import MATCH_HASH_SEEDS, Limits
+from cogolf.sandbox.base import MAX_HASH_SEEDS, POOL_SIZE, BaseSandbox
 from cogolf.sandbox.cgroups import UidGroups
 from cogolf.sandbox.channel import LineReader, PipeWriter
-from cogolf.sandbox.interpreter import child_argv
+from cogolf.sandbox.interpreter import child_argv, child_env
 from cogolf.sandbox.session import ChildProcess
 
 log = structlog.get_logger(__name__)
@@ -47,9 +48,10 @@ class Zygote:
     reaped a child, which is what lets a uid lease end only once its child is gone.
     """
 
-    def __init__(self, python: str, cwd: str) -> None:
+    def __init__(self, python: str, cwd: str, hash_seed: int | None = None) -> None:
         self._python = python
         self._cwd = cwd
+        self.hash_seed = hash_seed  # every child inherits the zygote's hash secret
         self._sock: socket.socket | None = None
         self._popen: subprocess.Popen[bytes] | None = None
         self._next_id = 0
@@ -71,7 +73,7 @@ class Zygote:
                 child_argv(self._python, "zygote", str(theirs.fileno())),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=(theirs.fileno(),), close_fds=True, start_new_session=True,
-                env={}, cwd=self._cwd,
+                env=child_env(self.hash_seed), cwd=self._cwd,
             )
         finally:
             theirs.close()
@@ -207,29 +209,97 @@ class Zygote:
 
 
 class ForkSandbox(BaseSandbox):
+    """A hash secret is fixed when an interpreter starts, so each hash seed a batch
+    asks for has a zygote of its own, started on first use. Beyond `MAX_HASH_SEEDS`,
+    the least recently used ones that are not forking are stopped (the children they
+    forked run on; their reaping is then watched by pid)."""
+
     mode = "fork"
 
     def __init__(self, *, accept_weak: bool = False, python: str | None = None,
                  pool_size: int = POOL_SIZE) -> None:
         super().__init__(accept_weak=accept_weak, python=python, pool_size=pool_size)
-        self.zygote: Zygote | None = None
+        self.zygote: Zygote | None = None  # the one with no fixed hash seed
+        self._seeded: OrderedDict[int, Zygote] = OrderedDict()
+        self._starting_seed: dict[int, asyncio.Lock] = {}
+        self._forking: Counter[int | None] = Counter()
 
     async def _start_mode(self) -> None:
         self.zygote = Zygote(self.python, self._work)
         await self.zygote.start()
+        # The seeds matches use are started meanwhile, so no match waits for one.
+        for seed in MATCH_HASH_SEEDS:
+            task = asyncio.ensure_future(self._prestart(seed))
+            self._cleanups.add(task)
+            task.add_done_callback(self._cleanups.discard)
+
+    async def _prestart(self, hash_seed: int) -> None:
+        try:
+            await self._zygote_for(hash_seed)
+        except Exception as exc:  # started again on first use
+            log.warning("starting a fork server failed", hash_seed=hash_seed, error=str(exc))
+        else:
+            self._forking[hash_seed] -= 1
+            if not self._forking[hash_seed]:
+                del self._forking[hash_seed]
 
     async def _close_mode(self) -> None:
+        zygotes = list(self._seeded.values())
+        self._seeded.clear()
+        for zygote in zygotes:
+            await zygote.stop()
         if self.zygote is not None:
             await self.zygote.stop()
             self.zygote = None
 
+    async def _zygote_for(self, hash_seed: int | None) -> Zygote:
+        """The zygote for `hash_seed`, counted as forking until `_forking` is lowered."""
+        if hash_seed is None:
+            assert self.zygote is not None
+            zygote = self.zygote
+        else:
+            zygote = self._seeded.get(hash_seed)
+            if zygote is None:
+                lock = self._starting_seed.setdefault(hash_seed, asyncio.Lock())
+                async with lock:
+                    zygote = self._seeded.get(hash_seed)
+                    if zygote is None:
+                        zygote = Zygote(self.python, self._work, hash_seed)
+                        await zygote.start()
+                        self._seeded[hash_seed] = zygote
+                self._starting_seed.pop(hash_seed, None)
+            self._seeded.move_to_end(hash_seed)
+        self._forking[hash_seed] += 1  # before any is stopped: this one is in use
+        self._stop_idle_zygotes()
+        return zygote
+
+    def _stop_idle_zygotes(self) -> None:
+        extra = len(self._seeded) - MAX_HASH_SEEDS
+        for seed in list(self._seeded):
+            if extra <= 0:
+                return
+            if self._forking[seed] == 0:
+                task = asyncio.ensure_future(self._seeded.pop(seed).stop())
+                self._cleanups.add(task)
+                task.add_done_callback(self._cleanups.discard)
+                extra -= 1
+
     async def _launch(self, cfg: dict[str, Any], groups: UidGroups | None,
-                      limits: Limits) -> ChildProcess | None:
-        assert self.zygote is not None
+                      limits: Limits, hash_seed: int | None) -> ChildProcess | None:
+        zygote = await self._zygote_for(hash_seed)
+        try:
+            return await self._fork(zygote, cfg, limits, groups)
+        finally:
+            self._forking[hash_seed] -= 1
+            if not self._forking[hash_seed]:
+                del self._forking[hash_seed]
+
+    async def _fork(self, zygote: Zygote, cfg: dict[str, Any], limits: Limits,
+                    groups: UidGroups | None) -> ChildProcess:
         req_r, req_w = os.pipe2(os.O_CLOEXEC)
         res_r, res_w = os.pipe2(os.O_CLOEXEC)
         try:
-            pid, pidfd, reaped = await self.zygote.fork(cfg, req_r, res_w)
+            pid, pidfd, reaped = await zygote.fork(cfg, req_r, res_w)
         except BaseException:
             os.close(req_w)
             os.close(res_r)

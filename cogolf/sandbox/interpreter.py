@@ -11,7 +11,10 @@ import os
 import sys
 
 CHILD_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child.py")
-INTERPRETER_FLAGS = ("-I", "-S", "-B", "-X", "utf8")
+# `-I` without its `-E`: the environment is read, so PYTHONHASHSEED can fix string
+# hashing; every child is started with an environment holding nothing else.
+INTERPRETER_FLAGS = ("-s", "-P", "-S", "-B", "-X", "utf8")
+MAX_HASH_SEED = 4294967295  # the largest PYTHONHASHSEED the interpreter accepts
 
 
 class InterpreterNotFound(RuntimeError):
@@ -35,3 +38,8 @@ def real_python() -> str:
 
 def child_argv(python: str, *extra: str) -> list[str]:
     return [python, *INTERPRETER_FLAGS, CHILD_PATH, *extra]
+
+
+def child_env(hash_seed: int | None) -> dict[str, str]:
+    """A child's whole environment: a fixed hash seed, or nothing (a random one)."""
+    return {} if hash_seed is None else {"PYTHONHASHSEED": str(hash_seed)}

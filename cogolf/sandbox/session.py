@@ -4,7 +4,13 @@ Whatever started the child (a fresh interpreter or the fork server), the parent
 runs the same session: wait for the walls to be reported, send the program, then
 send calls one at a time, timing each against the child's own CPU accounting in
 /proc and the batch against the wall clock, and checking every result line's kind,
-sequence number and shape. Any limit or violation kills the whole child.
+sequence number and shape. Any limit or violation kills the whole child; the
+calls after the one that ended the batch are reported not run (the caller runs
+them again in a fresh child).
+
+The batch's wall clock is charged only for time the child could run: time it
+spent runnable but waiting for a CPU (the kernel's run delay) is given back, so a
+batch that burns CPU beside it cannot push it over its limit.
 """
 
 from __future__ import annotations
@@ -44,6 +50,9 @@ _LOAD_STATUSES = {s.value: s for s in LoadStatus}
 # A quick call answers within tens of microseconds: waiting this long for it outside
 # the event loop costs other sessions little and this one a future and a wake-up.
 _SPIN_SECONDS = 0.0005
+# However long a child waited for a CPU, a batch ends after this many times its wall
+# limit of real time.
+_WALL_BACKSTOP = 3.0
 
 
 @dataclass
@@ -57,6 +66,7 @@ class ChildProcess:
     groups: UidGroups | None = None
     popen: subprocess.Popen[bytes] | None = None
     stat_fd: int | None = None
+    sched_fd: int | None = None
     reaped: asyncio.Future[bool] | None = None  # set by the fork server, which reaps
     walls: dict[str, str] = field(default_factory=dict)
     # The child's CPU seconds at a moment, and that moment: the base calls are timed
@@ -68,6 +78,8 @@ class ChildProcess:
     def __post_init__(self) -> None:
         with contextlib.suppress(OSError):
             self.stat_fd = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+        with contextlib.suppress(OSError):
+            self.sched_fd = os.open(f"/proc/{self.pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
 
     def pin(self) -> None:
         """Run the child on the CPU the server runs on now.
@@ -112,6 +124,15 @@ class ChildProcess:
         except (IndexError, ValueError):
             return None
 
+    def run_delay(self) -> float | None:
+        """Seconds the child has spent runnable but waiting for a CPU (schedstat)."""
+        if self.sched_fd is None:
+            return None
+        try:
+            return int(os.pread(self.sched_fd, 128, 0).split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return None
+
     async def wait_exit(self, timeout: float) -> bool:
         loop = asyncio.get_running_loop()
         done = loop.create_future()
@@ -125,9 +146,16 @@ class ChildProcess:
             loop.remove_reader(self.pidfd)
 
     def kill(self) -> None:
-        """SIGKILL the child and its process group (it made itself a session leader)."""
-        with contextlib.suppress(OSError):
+        """SIGKILL the child and its process group (it made itself a session leader).
+
+        The group is signalled by number only while the pidfd shows the child not yet
+        reaped: once it is, its number may already belong to another process group
+        (a fork server started since, say).
+        """
+        try:
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        except OSError:
+            return  # reaped already: nothing of it is left to signal
         with contextlib.suppress(OSError):
             os.killpg(self.pid, signal.SIGKILL)
 
@@ -187,7 +215,7 @@ class ChildProcess:
     def close(self) -> None:
         self.reader.close()
         self.writer.close()
-        for fd in (self.pidfd, self.stat_fd):
+        for fd in (self.pidfd, self.stat_fd, self.sched_fd):
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
@@ -202,18 +230,50 @@ def harness_error(n_calls: int, detail: str, started: float) -> BatchResult:
     )
 
 
-class _Stop(Exception):
-    """Ends the batch: (status for the current call, detail, status for the rest)."""
+class WallBudget:
+    """A batch's wall-clock budget, charged only for time its child could run.
 
-    def __init__(self, status: CallStatus, detail: str, rest: CallStatus) -> None:
+    The deadline starts at `started + limit`; once it passes, the child's run delay
+    since the budget began is added to it (read again each time it passes), up to a
+    backstop of `_WALL_BACKSTOP` times the limit. Without schedstat it is plain wall time.
+    """
+
+    def __init__(self, child: ChildProcess, limit: float, started: float) -> None:
+        self.child = child
+        self.limit = limit
+        self.started = started
+        self.deadline = started + limit
+        self.backstop = started + limit * _WALL_BACKSTOP
+        self._delay0 = child.run_delay()
+
+    def expired(self) -> bool:
+        now = time.monotonic()
+        if now < self.deadline:
+            return False
+        if self._delay0 is not None and self.deadline < self.backstop:
+            delay = self.child.run_delay()
+            if delay is not None:
+                waited = max(delay - self._delay0, 0.0)
+                self.deadline = min(self.started + self.limit + waited, self.backstop)
+        return now >= self.deadline
+
+    def left(self) -> float:
+        """Seconds until the (possibly extended) deadline."""
+        self.expired()
+        return max(self.deadline - time.monotonic(), 0.0)
+
+
+class _Stop(Exception):
+    """Ends the batch: the status and detail for the current call; the rest are not run."""
+
+    def __init__(self, status: CallStatus, detail: str) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
-        self.rest = rest
 
 
-async def _await_line(child: ChildProcess, cpu_limit: float, deadline: float,
-                      wall_limit: float, *, counted: bool = False) -> dict[str, Any]:
+async def _await_line(child: ChildProcess, cpu_limit: float, wall: WallBudget, *,
+                      counted: bool = False) -> dict[str, Any]:
     """The next result line, enforcing CPU (from /proc) and the batch wall clock.
 
     CPU is counted from now, or with `counted` from the child's last CPU mark, which
@@ -228,7 +288,7 @@ async def _await_line(child: ChildProcess, cpu_limit: float, deadline: float,
     wait = cpu_limit - (time.monotonic() - child.cpu_mark_at)
     spin = _SPIN_SECONDS
     while True:
-        remaining_wall = deadline - time.monotonic()
+        remaining_wall = wall.deadline - time.monotonic()
         timeout = max(min(wait, remaining_wall), 0.0)
         pinned = child.pinned
         got = await child.reader.readline(min(timeout, _PINNED_SECONDS) if pinned else timeout,
@@ -238,36 +298,32 @@ async def _await_line(child: ChildProcess, cpu_limit: float, deadline: float,
             try:
                 return parse_line(got)
             except ProtocolError as exc:
-                raise _Stop(CallStatus.CRASH, f"protocol violation: {exc}", CallStatus.CRASH) \
-                    from exc
+                raise _Stop(CallStatus.CRASH, f"protocol violation: {exc}") from exc
         if got is ReadEvent.OVERFLOW:
-            raise _Stop(CallStatus.CRASH, f"protocol violation: {child.reader.overflow}",
-                        CallStatus.CRASH)
+            raise _Stop(CallStatus.CRASH, f"protocol violation: {child.reader.overflow}")
         if got is ReadEvent.EOF:
             await child.wait_exit(0.5)
             if child.popen is not None:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     child.popen.wait(timeout=0.5)
-            raise _Stop(CallStatus.CRASH, child.death_detail(), CallStatus.NOT_RUN)
+            raise _Stop(CallStatus.CRASH, child.death_detail())
         if pinned:
             child.unpin()  # then checked as at any other early wake-up
         used = (child.cpu_seconds() or cpu_start) - cpu_start
         if used >= cpu_limit:
-            raise _Stop(CallStatus.TIMEOUT, f"used {used:.2f} s of CPU (limit {cpu_limit:g} s)",
-                        CallStatus.NOT_RUN)
-        if time.monotonic() >= deadline:
-            raise _Stop(CallStatus.TIMEOUT, f"batch wall clock ({wall_limit:g} s) ran out",
-                        CallStatus.NOT_RUN)
+            raise _Stop(CallStatus.TIMEOUT, f"used {used:.2f} s of CPU (limit {cpu_limit:g} s)")
+        if wall.expired():
+            raise _Stop(CallStatus.TIMEOUT, f"batch wall clock ({wall.limit:g} s) ran out")
         wait = max(cpu_limit - used, _MIN_RECHECK)
 
 
-async def _send(child: ChildProcess, obj: dict[str, Any], deadline: float) -> None:
-    ok = await child.writer.write(encode_request(obj), max(deadline - time.monotonic(), 0.0))
+async def _send(child: ChildProcess, obj: dict[str, Any], wall: WallBudget) -> None:
+    ok = await child.writer.write(encode_request(obj), wall.left())
     if not ok:
         # The child stopped reading: it died, closed its descriptor, or is stuck.
         if await child.wait_exit(0.05):
-            raise _Stop(CallStatus.CRASH, child.death_detail(), CallStatus.NOT_RUN)
-        raise _Stop(CallStatus.CRASH, "child stopped reading its requests", CallStatus.NOT_RUN)
+            raise _Stop(CallStatus.CRASH, child.death_detail())
+        raise _Stop(CallStatus.CRASH, "child stopped reading its requests")
 
 
 async def await_ready(child: ChildProcess, deadline: float, wall: float) -> str:
@@ -276,7 +332,8 @@ async def await_ready(child: ChildProcess, deadline: float, wall: float) -> str:
     Nothing of a program has run yet, so any failure here is the sandbox's own.
     """
     try:
-        ready = await _await_line(child, wall, deadline, wall, counted=True)
+        ready = await _await_line(child, wall, WallBudget(child, wall, deadline - wall),
+                                  counted=True)
     except _Stop as stop:
         return f"sandbox child did not start: {stop.detail}"
     if ready.get("k") == "harness":
@@ -301,8 +358,7 @@ async def run_session(
 ) -> BatchResult:
     """One batch on `child`; `ready` when its walls report was already read (a
     pre-forked child), and `rlimits` are the backstops the child sets before loading."""
-    deadline = started + limits.wall_seconds_per_batch
-    wall = limits.wall_seconds_per_batch
+    wall = WallBudget(child, limits.wall_seconds_per_batch, started)
     n = len(calls)
     # 1. the program goes into the pipe at once: a fresh child reads it only once its
     # walls are up, which saves a round trip per batch.
@@ -314,11 +370,11 @@ async def run_session(
     if ready:
         child.pin()
     try:
-        await _send(child, header, deadline)
+        await _send(child, header, wall)
     except _Stop as stop:
         return harness_error(n, f"sandbox child did not start: {stop.detail}", started)
     if not ready:
-        failure = await await_ready(child, deadline, wall)
+        failure = await await_ready(child, wall.deadline, wall.limit)
         if failure:
             return harness_error(n, failure, started)
         child.pin()
@@ -326,14 +382,13 @@ async def run_session(
     # 2. load
     load_cpu = limits.load_cpu_seconds
     try:
-        msg = await _await_line(child, load_cpu, deadline, wall, counted=True)
+        msg = await _await_line(child, load_cpu, wall, counted=True)
         if msg.get("k") != "load":
-            raise _Stop(CallStatus.CRASH, "protocol violation: expected the load line",
-                        CallStatus.CRASH)
+            raise _Stop(CallStatus.CRASH, "protocol violation: expected the load line")
         status = _LOAD_STATUSES.get(field_str(msg, "status"))
         if status is None or status in (LoadStatus.HARNESS_ERROR, LoadStatus.CRASH,
                                         LoadStatus.LOAD_TIMEOUT):
-            raise _Stop(CallStatus.CRASH, "protocol violation: bad load status", CallStatus.CRASH)
+            raise _Stop(CallStatus.CRASH, "protocol violation: bad load status")
         load_detail = field_str(msg, "detail")
     except _Stop as stop:
         load = LoadStatus.LOAD_TIMEOUT if stop.status is CallStatus.TIMEOUT else LoadStatus.CRASH
@@ -355,13 +410,13 @@ async def run_session(
     for seq, args in enumerate(calls):
         try:
             child.mark_cpu(_MARK_AGE)
-            await _send(child, {"seq": seq, "args": list(args)}, deadline)
+            await _send(child, {"seq": seq, "args": list(args)}, wall)
             results.append(_call_result(
-                await _await_line(child, cpu_limit, deadline, wall, counted=True), seq))
+                await _await_line(child, cpu_limit, wall, counted=True), seq))
         except _Stop as stop:
             results.append(CallResult(status=stop.status, detail=stop.detail))
             rest = f"batch ended at call {seq}: {stop.detail}"
-            results.extend(CallResult(status=stop.rest, detail=rest[:300])
+            results.extend(CallResult(status=CallStatus.NOT_RUN, detail=rest[:300])
                            for _ in range(n - seq - 1))
             break
     return BatchResult(load=LoadStatus.OK, results=results,
@@ -370,11 +425,10 @@ async def run_session(
 
 def _call_result(msg: dict[str, Any], seq: int) -> CallResult:
     if msg.get("k") != "call" or type(msg.get("seq")) is not int:
-        raise _Stop(CallStatus.CRASH, "protocol violation: expected a call line", CallStatus.CRASH)
+        raise _Stop(CallStatus.CRASH, "protocol violation: expected a call line")
     if msg["seq"] != seq:
         raise _Stop(CallStatus.CRASH,
-                    f"protocol violation: result for call {msg['seq']} while {seq} was running",
-                    CallStatus.CRASH)
+                    f"protocol violation: result for call {msg['seq']} while {seq} was running")
     cpu = field_float(msg, "cpu")
     status = field_str(msg, "status")
     try:
@@ -387,5 +441,5 @@ def _call_result(msg: dict[str, Any], seq: int) -> CallResult:
             return CallResult(status=CallStatus.INVALID, detail=field_str(msg, "detail"),
                               cpu_seconds=cpu)
     except ProtocolError as exc:
-        raise _Stop(CallStatus.CRASH, f"protocol violation: {exc}", CallStatus.CRASH) from exc
-    raise _Stop(CallStatus.CRASH, "protocol violation: unknown call status", CallStatus.CRASH)
+        raise _Stop(CallStatus.CRASH, f"protocol violation: {exc}") from exc
+    raise _Stop(CallStatus.CRASH, "protocol violation: unknown call status")

@@ -21,7 +21,7 @@ from cogolf.sandbox.api import Limits
 from cogolf.sandbox.base import BaseSandbox
 from cogolf.sandbox.cgroups import UidGroups
 from cogolf.sandbox.channel import LineReader, PipeWriter
-from cogolf.sandbox.interpreter import child_argv
+from cogolf.sandbox.interpreter import child_argv, child_env
 from cogolf.sandbox.session import ChildProcess
 
 
@@ -56,7 +56,7 @@ class SpawnSandbox(BaseSandbox):
         super().__init__(accept_weak=accept_weak, python=python, pool_size=pool_size)
 
     async def _launch(self, cfg: dict[str, Any], groups: UidGroups | None,
-                      limits: Limits) -> ChildProcess | None:
+                      limits: Limits, hash_seed: int | None) -> ChildProcess | None:
         req_r, req_w = os.pipe2(os.O_CLOEXEC)
         res_r, res_w = os.pipe2(os.O_CLOEXEC)
         try:
@@ -66,7 +66,7 @@ class SpawnSandbox(BaseSandbox):
                     child_argv(self.python, "spawn", json.dumps(cfg)),
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL, pass_fds=(req_r, res_w), close_fds=True,
-                    start_new_session=True, env={}, cwd=cfg["cwd"],
+                    start_new_session=True, env=child_env(hash_seed), cwd=cfg["cwd"],
                 )
         except OSError:
             for fd in (req_w, res_r):

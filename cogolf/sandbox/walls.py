@@ -173,9 +173,9 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
 def _hand_over(paths: Sequence[str], uid: int) -> None:
     """Give the run's uid ownership of its scratch directories."""
     for top in paths:
-        if not os.path.exists(top):
-            continue
-        os.chown(top, uid, uid)
+        if not os.path.lexists(top) or os.path.islink(top):
+            continue  # a link is never handed over: its target could be anywhere
+        os.chown(top, uid, uid, follow_symlinks=False)
         for dirpath, dirnames, filenames in os.walk(top):
             for name in dirnames + filenames:
                 with contextlib.suppress(OSError):

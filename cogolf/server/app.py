@@ -9,6 +9,7 @@ seats may know, everything after the end or with the admin token.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 
@@ -27,6 +28,7 @@ from cogolf.game import HostedGame
 from cogolf.server.disclosure import JournalStream, View, served_journal
 from cogolf.server.registry import Registry
 from cogolf.server.requests import CreateMatch, RequestError
+from cogolf.server.spectators import end_when_gone
 
 log = structlog.get_logger("cogolf.server")
 _encoder = msgspec.json.Encoder()
@@ -142,6 +144,11 @@ def create_app(
         if hosted.status in ("finished", "failed"):
             await websocket.send_denial_response(_error(410, "this match is over"))
             return
+        if (wait := seat.cooldown_left()) > 0:
+            await websocket.send_denial_response(
+                _error(429, f"seat {slot} was closed for a policy violation; retry in {wait:.1f} s")
+            )
+            return
         seat.claimed = True
         bound = log.bind(match_id=hosted.match_id, slot=slot)
         code: int | None = None
@@ -156,7 +163,15 @@ def create_app(
                     code = message.get("code")
                     break
                 raw = message.get("text")
-                seat.deliver(raw if raw is not None else message.get("bytes") or b"")
+                close = await seat.deliver(raw if raw is not None else message.get("bytes") or b"")
+                if close is not None:
+                    code, reason = close
+                    bound.warning("seat_closed", code=code, reason=reason)
+                    await websocket.close(code=code, reason=reason)
+                    break
+                # Frames already read arrive without a pause: yield, so a flood cannot
+                # hold the loop while the opponent's reply waits.
+                await asyncio.sleep(0)
         except WebSocketDisconnect as exc:
             code = exc.code
         finally:
@@ -169,6 +184,11 @@ def create_app(
         if hosted is None:
             await websocket.send_denial_response(_error(404, "no such match"))
             return
+        if hosted.spectators.full:
+            await websocket.send_denial_response(
+                _error(503, f"this match has its maximum of {hosted.spectators.most} spectators")
+            )
+            return
         await websocket.accept()
         queue = hosted.watch()
         seen = view(hosted, websocket.headers)
@@ -177,6 +197,7 @@ def create_app(
         async def send(doc: object) -> None:
             await websocket.send_text(_encoder.encode(doc).decode())
 
+        gone = asyncio.create_task(end_when_gone(websocket, queue))
         try:
             await send(seen.snapshot(hosted.snapshot()))
             if hosted.status in ("finished", "failed"):
@@ -193,6 +214,7 @@ def create_app(
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
+            gone.cancel()
             hosted.unwatch(queue)
             with contextlib.suppress(Exception):
                 await websocket.close()

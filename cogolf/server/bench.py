@@ -63,6 +63,9 @@ async def bench_server(
                 sandbox_mode=sandbox_mode,
                 accept_weak_sandbox=accept_weak,
                 resume=False,
+                # Every bot connects from loopback: the caps must admit all of them.
+                max_connections=max(1000, 2 * matches + 16),
+                max_connections_per_address=2 * matches + 16,
             )
         )
         try:

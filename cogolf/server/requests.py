@@ -6,6 +6,9 @@ the refusal and the deadline bounds live here, in the platform, not in a game.
 
 from __future__ import annotations
 
+import re
+import secrets
+
 import msgspec
 
 from cogolf.deadlines import (  # re-exported for the request's users
@@ -14,6 +17,7 @@ from cogolf.deadlines import (  # re-exported for the request's users
     MIN_DEADLINE,
     deadline_problem,
 )
+from cogolf.sandbox.interpreter import MAX_HASH_SEED
 
 __all__ = [
     "MAX_DEADLINE",
@@ -23,9 +27,12 @@ __all__ = [
     "CreateMatch",
     "RequestError",
     "check_deadline",
+    "check_hash_seed",
+    "check_tokens",
 ]
 
 MAX_NAME_CHARS = 64
+TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,200}")  # URL-safe: seat URLs carry it as is
 
 
 class CreateMatch(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -42,10 +49,28 @@ class CreateMatch(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     deck: str | None = None
     tokens: list[str] | None = None  # for operators who hand out tokens themselves
     match_id: str | None = None
+    hash_seed: int | None = None  # PYTHONHASHSEED of the match's programs (default: from its id)
 
 
 class RequestError(ValueError):
     """A request the server refuses, with the field and the reason."""
+
+
+def check_tokens(tokens: list[str] | None, seats: int) -> list[str]:
+    """The seat tokens: given ones checked (URL-safe, one per seat, all different), or new."""
+    if tokens is None:
+        return [secrets.token_urlsafe(18) for _ in range(seats)]
+    if len(tokens) != seats:
+        raise RequestError(f"tokens: give {seats} token(s), one per seat; got {len(tokens)}")
+    for i, token in enumerate(tokens):
+        if not isinstance(token, str) or not TOKEN_PATTERN.fullmatch(token):
+            raise RequestError(
+                f"tokens[{i}]: 8 to 200 characters from A-Z a-z 0-9 _ - "
+                "(they go into seat URLs unescaped)"
+            )
+    if len(set(tokens)) != len(tokens):
+        raise RequestError("tokens: every seat needs its own token; two are the same")
+    return list(tokens)
 
 
 def check_deadline(
@@ -57,3 +82,9 @@ def check_deadline(
     if problem is not None:
         raise RequestError(f"{name} {problem}")
     return float(value)
+
+
+def check_hash_seed(value: int | None) -> int | None:
+    if value is not None and not 0 <= value <= MAX_HASH_SEED:
+        raise RequestError(f"hash_seed must be between 0 and {MAX_HASH_SEED}")
+    return value

@@ -1,14 +1,18 @@
 """Starting and stopping a server: the sandbox, the registry, uvicorn.
 
 `start_server` is what `cogolf serve`, `cogolf play`, the league and the tests
-all use, so there is one way a server comes up: sandbox started first (refusing a
-weak one unless told), unfinished matches resumed, then the socket opened.
+all use, so there is one way a server comes up: descriptors raised to the hard
+limit, sandbox started first (refusing a weak one unless told) behind its batch
+queue, unfinished matches resumed, then the socket opened with its connection
+guard. The connection cap leaves a reserve of descriptors for the sandbox and the
+journals, so clients can never take the last ones.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import resource
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,9 +23,11 @@ import uvicorn
 from cogolf.deck import Deck
 from cogolf.engine import rules
 from cogolf.game import HostedGame, LiveGame
+from cogolf.runtime.batch_queue import QueuedSandbox
 from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.api import Sandbox
 from cogolf.server.app import create_app
+from cogolf.server.guard import ConnectionGuard, protocols
 from cogolf.server.registry import Registry
 from cogolf.server.requests import CreateMatch
 
@@ -46,6 +52,22 @@ class ServeOptions:
     # Per-game settings by game name, e.g. golf's results folder and run limits
     # (a GolfSettings); a game without an entry uses its defaults.
     settings: dict[str, Any] = field(default_factory=dict)
+    max_connections: int = 1000  # lowered to what the descriptor limit allows
+    max_connections_per_address: int = 256
+    header_timeout: float = 10.0  # seconds for a connection's request headers
+    descriptor_reserve: int = 128  # descriptors never given to connections (see `backlog`)
+    max_sandbox_batches: int | None = None  # batches run at once (default 2 per core, >= 4)
+
+
+def raise_descriptor_limit() -> int:
+    """Raise the soft RLIMIT_NOFILE to the hard limit; returns the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+    return soft
 
 
 @dataclass
@@ -58,11 +80,16 @@ class RunningServer:
     _task: asyncio.Task[None]
     _sandbox: Sandbox
     _own_sandbox: bool
+    guard: ConnectionGuard | None = None
     _closed: bool = field(default=False)
 
     @property
     def ws_url(self) -> str:
         return "ws" + self.url[4:]
+
+    def request_exit(self) -> None:
+        """Ask uvicorn to shut down (what a signal does); `wait` then returns."""
+        self._server.should_exit = True
 
     async def wait(self) -> None:
         await self._task
@@ -80,12 +107,14 @@ class RunningServer:
 
 
 async def start_server(options: ServeOptions) -> RunningServer:
+    descriptors = raise_descriptor_limit()
     own = options.sandbox is None
-    sandbox = options.sandbox or make_sandbox(
+    inner = options.sandbox or make_sandbox(
         options.sandbox_mode, accept_weak=options.accept_weak_sandbox
     )
     if own:
-        await sandbox.start()
+        await inner.start()
+    sandbox = QueuedSandbox(inner, max_batches=options.max_sandbox_batches)
     registry = Registry(
         replays_dir=options.replays_dir or options.data_dir / "replays",
         meta_dir=options.meta_dir or options.data_dir / "matches",
@@ -106,16 +135,33 @@ async def start_server(options: ServeOptions) -> RunningServer:
         else:
             single, tokens = registry.create(options.single)
     app = create_app(registry, admin_token=options.admin_token, single=single)
+    room = max(8, descriptors - options.descriptor_reserve)
+    guard = ConnectionGuard(
+        max_connections=min(options.max_connections, room),
+        max_per_address=options.max_connections_per_address,
+        header_timeout=options.header_timeout,
+    )
+    http_protocol, ws_protocol = protocols(guard)
     config = uvicorn.Config(
         app,
+        http=http_protocol,
+        ws=ws_protocol,
         host=options.host,
         port=options.port,
-        ws_max_size=rules.MAX_MESSAGE_BYTES,
+        # Frames up to twice the cap are read, so the seat can close an oversize one
+        # with a reason that says what happened; larger ones are cut by the transport.
+        ws_max_size=2 * rules.MAX_MESSAGE_BYTES,
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,
         log_config=None,
         access_log=False,
         lifespan="off",
+        # Connections still open this long after a shutdown signal are cut, so the
+        # server always exits (the matches' journals are closed by `stop`).
+        timeout_graceful_shutdown=3.0,
+        # asyncio accepts up to `backlog` sockets in one go before any is refused, so
+        # this bounds how far a burst can overshoot the cap into the reserve.
+        backlog=64,
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
@@ -135,4 +181,5 @@ async def start_server(options: ServeOptions) -> RunningServer:
         _task=task,
         _sandbox=sandbox,
         _own_sandbox=own,
+        guard=guard,
     )

@@ -58,11 +58,13 @@ class SharedSandbox:
     def _call(self, coro: Any) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(120)
 
-    async def resolve(self, key: str, subs: tuple[Accepted, Accepted]) -> HoleOutcome:
-        memo = repr((key, subs))
+    async def resolve(
+        self, key: str, subs: tuple[Accepted, Accepted], hash_seed: int | None = None
+    ) -> HoleOutcome:
+        memo = repr((key, subs, hash_seed))
         if memo not in self.cache:
             self.runs += 1
-            fut = asyncio.run_coroutine_threadsafe(self.inner(key, subs), self.loop)
+            fut = asyncio.run_coroutine_threadsafe(self.inner(key, subs, hash_seed), self.loop)
             self.cache[memo] = await asyncio.wrap_future(fut)
         return self.cache[memo]
 

@@ -15,8 +15,8 @@ from functools import partial
 
 import pytest
 
-from cogolf.sandbox import kernel
-from cogolf.sandbox.api import CallStatus, Limits, LoadStatus
+from cogolf.sandbox import forkserver, kernel
+from cogolf.sandbox.api import BatchResult, CallStatus, Limits, LoadStatus
 from cogolf.sandbox.forkserver import ForkSandbox
 from cogolf.sandbox.uids import lease_uid
 from cogolf.sandbox.walls import (
@@ -121,10 +121,10 @@ def _cmdline(pid: int) -> bytes:
 
 def _fill(loop_thread: LoopThread, sb: ForkSandbox, n: int) -> None:
     for _ in range(100):
-        if len(sb._pool) >= n:
+        if len(sb._pools.get(None, [])) >= n:
             return
         loop_thread.run(asyncio.sleep(0.05))
-    raise AssertionError(f"the pool did not fill: {len(sb._pool)} of {n}")
+    raise AssertionError(f"the pool did not fill: {len(sb._pools.get(None, []))} of {n}")
 
 
 def test_children_are_reaped_before_their_uid_is_free(runner: Runner, needs_root: None) -> None:
@@ -169,7 +169,7 @@ def test_pre_forked_children_take_each_batch_limits(
         assert all(v.startswith("ok") for k, v in walls.items()), walls
     finally:
         loop_thread.run(sb.close())
-    assert not sb._pool
+    assert not sb._pools
 
 
 def test_a_pre_forked_child_that_died_is_not_used(
@@ -179,7 +179,7 @@ def test_a_pre_forked_child_that_died_is_not_used(
     loop_thread.run(sb.start())
     try:
         _fill(loop_thread, sb, 1)
-        (warm,) = sb._pool
+        (warm,) = sb._pools[None]
         os.kill(warm.child.pid, signal.SIGKILL)
         loop_thread.run(asyncio.sleep(0.2))
         got = loop_thread.run(sb.run_batch("def solve():\n    return 7\n", [[]]))
@@ -324,3 +324,41 @@ def test_bench_hole_prints_numbers() -> None:
         timeout=60,
     )
     assert bad.returncode == 2 and "--rounds" in bad.stderr
+
+
+HASH_SOURCE = "def solve():\n    return [hash('abc'), ','.join({'ash', 'basil', 'cedar'})]\n"
+
+
+def test_many_hash_seeds_at_once_each_get_their_own_hashing(
+    loop_thread: LoopThread, needs_root: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Fewer zygotes kept than seeds in use: idle ones are stopped, busy ones never.
+    monkeypatch.setattr(forkserver, "MAX_HASH_SEEDS", 2)
+    sb = ForkSandbox(pool_size=1)
+    loop_thread.run(sb.start())
+    seeds = [11, 22, 33, 44, 55]
+    try:
+        rounds = []
+        for _ in range(2):
+
+            async def all_seeds() -> list[BatchResult]:
+                return list(await asyncio.gather(
+                    *(sb.run_batch(HASH_SOURCE, [[]], hash_seed=s) for s in seeds)))
+
+            got = loop_thread.run(all_seeds())
+            assert all(r.load is LoadStatus.OK for r in got), got
+            rounds.append([r.results[0].value for r in got])
+        assert rounds[0] == rounds[1]  # a seed's zygote started again hashes the same
+        assert len({v[0] for v in rounds[0]}) == len(seeds)
+        for seed, value in zip(seeds, rounds[0], strict=True):
+            out = subprocess.run(
+                [sys.executable, "-c", "print(hash('abc'))"],
+                env={"PYTHONHASHSEED": str(seed)}, capture_output=True, text=True, check=True,
+            )
+            assert value[0] == int(out.stdout)
+        assert len(sb._seeded) <= len(seeds)
+        zygotes = [z.pid for z in sb._seeded.values()]
+    finally:
+        loop_thread.run(sb.close())
+    assert not sb._seeded
+    assert not [pid for pid in zygotes if pid is not None and os.path.exists(f"/proc/{pid}")]

@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.sync.client import connect
 
+from cogolf.engine import rules
 from tests.server.helpers import create, running_server
 
 json_docs = st.recursive(
@@ -64,6 +66,8 @@ def live_seat(tmp_path_factory):
 
 
 def answer(ws) -> dict:
+    # Paced to the seat's frame budget, so every frame is read and judged.
+    time.sleep(1 / rules.SEAT_FRAMES_PER_SECOND)
     while True:
         msg = json.loads(ws.recv(30))
         if msg["type"] in ("error", "ack"):

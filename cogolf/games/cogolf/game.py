@@ -27,6 +27,8 @@ from cogolf.server.requests import (
     CreateMatch,
     RequestError,
     check_deadline,
+    check_hash_seed,
+    check_tokens,
 )
 from cogolf.text import clip
 
@@ -69,9 +71,7 @@ class CogolfGame:
         seed = req.seed if req.seed is not None else secrets.randbelow(2**31)
         if not 0 <= seed < 2**63:
             raise RequestError("seed must be between 0 and 2**63 - 1")
-        tokens = req.tokens or [secrets.token_urlsafe(18), secrets.token_urlsafe(18)]
-        if len(tokens) != 2 or not all(8 <= len(t) <= 200 for t in tokens):
-            raise RequestError("tokens must be two strings of 8 to 200 characters")
+        tokens = check_tokens(req.tokens, 2)
         config = MatchConfig(
             seed=seed,
             holes=holes,
@@ -85,6 +85,7 @@ class CogolfGame:
                 "match_deadline_seconds", req.match_deadline_seconds, 1800.0, MAX_MATCH_DEADLINE
             ),
             names=(clip(names[0], MAX_NAME_CHARS), clip(names[1], MAX_NAME_CHARS)),
+            hash_seed=check_hash_seed(req.hash_seed),
         )
         meta = MatchMeta(
             match_id=match_id,

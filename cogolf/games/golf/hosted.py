@@ -1,8 +1,8 @@
 """A solo golf match hosted by the server: one seat, its journal, its spectators, its life.
 
-It offers the server what a Cogolf `HostedMatch` offers (seats, tokens, welcome,
-snapshot, status, watchers, a task), so the endpoints serve both games; the
-registry only dispatches on `game`. Persisted like a Cogolf match:
+It offers the server what every hosted match offers (`cogolf.game.HostedGame`:
+seats, tokens, welcome, snapshot, status, watchers, a task), so the endpoints
+serve both games; the registry only dispatches on `game`. Persisted like a Cogolf match:
 `matches/<id>.json` (configuration, token hashes) and `replays/<id>.ndjson` (the
 journal). A server started again on the same data directory resumes the match
 after its last scored hole; the course result document is written when the
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -44,7 +43,13 @@ from cogolf.games.golf.wire import (
 from cogolf.replay import ReplayWriter
 from cogolf.server.hosting import HostedBase
 from cogolf.server.meta import token_hash
-from cogolf.server.requests import MAX_NAME_CHARS, CreateMatch, RequestError, check_deadline
+from cogolf.server.requests import (
+    MAX_NAME_CHARS,
+    CreateMatch,
+    RequestError,
+    check_deadline,
+    check_tokens,
+)
 
 if TYPE_CHECKING:
     from cogolf.game import Host as Registry
@@ -296,9 +301,7 @@ def create_golf_match(
 ) -> tuple[HostedGolfMatch, list[str]]:
     """A new, not yet started golf match from a `POST /matches` body with game golf."""
     config = _config(req, settings.limits)
-    tokens = req.tokens or [secrets.token_urlsafe(18)]
-    if len(tokens) != 1 or not 8 <= len(tokens[0]) <= 200:
-        raise RequestError("tokens: a golf match takes one token of 8 to 200 characters")
+    tokens = check_tokens(req.tokens, 1)
     meta = GolfMeta(
         match_id=match_id,
         config=config,

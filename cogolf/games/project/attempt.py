@@ -58,6 +58,11 @@ async def run_attempt(
             return _result(task, AttemptStatus.NO_CHANGE, None, ["no candidate change"], entrant,
                            attempt, start, None)
         tests = install_evaluator(task.evaluator_tests, workspace, task.evaluator_dest)
+        try:
+            folders = workspace_folders(workspace, task.writable)
+        except ChangesError as exc:
+            return _result(task, AttemptStatus.BAD_CHANGES, None, [str(exc)], entrant, attempt,
+                           start, None)
         # {python}: a fresh venv with pytest, on an interpreter the run's uid may execute.
         env = create_env(root / "env", build_toolbox(root / "toolbox"))
         scratch = out / "scratch"
@@ -74,7 +79,10 @@ async def run_attempt(
         ]
         walls = Walls(
             readable=(workspace, out, env.root, env.toolbox),
-            writable=(scratch,) if pytest_run else (report_path, scratch),
+            writable=(
+                *folders,
+                *((scratch,) if pytest_run else (report_path, scratch)),
+            ),
             drop_uid=env.any_uid,
             env=(("PYTHONDONTWRITEBYTECODE", "1"),),
         )
@@ -96,6 +104,22 @@ async def run_attempt(
         else:
             status, report, notes = read_outcome(task, run, report_path)
         return _result(task, status, report, notes, entrant, attempt, start, run)
+
+
+def workspace_folders(workspace: Path, names: tuple[str, ...]) -> list[Path]:
+    """The task's writable folders inside the workspace, made when missing. The
+    workspace holds no links (it is copied without following any), and each part is
+    checked again so a folder handed to the run's uid is always inside it."""
+    folders = []
+    for name in names:
+        path = workspace
+        for part in Path(name).parts:
+            path = path / part
+            if path.is_symlink():
+                raise ChangesError(f"{name}: {path.relative_to(workspace)} is a link")
+            path.mkdir(exist_ok=True)
+        folders.append(path)
+    return folders
 
 
 def channel_outcome(

@@ -9,6 +9,8 @@
       "command": ["{python}", "-m", "pytest", "--junitxml", "{report}", "{tests}"],
       "time_limit_seconds": 120,
       "report_format": "junit",                one of cogolf.evaluation.reports.PARSERS
+      "writable": ["bootstrap/cache"],         workspace folders the run may write (a
+                                               framework's caches); the rest is read-only
       "checks": [{"id": "bom", "label": "floor", "tests": ["<test id>", ...]}, ...],
       "scale": "failure_weighted"              a preset name or an inline scale
     }
@@ -62,6 +64,7 @@ class ProjectTask:
     evaluator_dest: str = "evaluator_tests"
     command: tuple[str, ...] = ()
     time_limit_seconds: float = DEFAULT_TIME_LIMIT_SECONDS
+    writable: tuple[str, ...] = ()
 
     @property
     def runnable(self) -> bool:
@@ -88,7 +91,7 @@ def load_task(task_dir: Path) -> ProjectTask:
 def parse_task(data: dict[str, Any], root: Path, *, where: str = "task.json") -> ProjectTask:
     known = {
         "name", "prompt", "template", "evaluator_tests", "evaluator_dest", "command",
-        "time_limit_seconds", "report_format", "checks", "scale", "description",
+        "time_limit_seconds", "report_format", "checks", "scale", "description", "writable",
     }
     unknown = set(data) - known
     if unknown:
@@ -121,6 +124,11 @@ def parse_task(data: dict[str, Any], root: Path, *, where: str = "task.json") ->
     dest = data.get("evaluator_dest", "evaluator_tests")
     if not isinstance(dest, str) or not _is_plain_relative(dest):
         raise TaskError(f"{where}: evaluator_dest must be a relative path without '..'")
+    writable = data.get("writable", [])
+    if not isinstance(writable, list) or not all(
+        isinstance(w, str) and _is_plain_relative(w) for w in writable
+    ):
+        raise TaskError(f"{where}: writable must be a list of relative paths without '..'")
     return ProjectTask(
         root=root,
         name=name,
@@ -133,6 +141,7 @@ def parse_task(data: dict[str, Any], root: Path, *, where: str = "task.json") ->
         evaluator_dest=dest,
         command=tuple(command),
         time_limit_seconds=float(limit),
+        writable=tuple(writable),
     )
 
 

@@ -1,0 +1,80 @@
+"""A batch that burns CPU cannot push a CPU-heavy batch beside it over its wall limit.
+
+All children are held on one CPU with the hogs, so the honest batch gets a third of
+it; its wall clock is charged only for the time it could run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+import pytest
+
+from cogolf.sandbox.api import BatchResult, CallStatus, Limits
+
+from .conftest import Runner
+
+HONEST = """
+def solve(n):
+    x = 0
+    for i in range(n):
+        x += i
+    return x
+"""
+# Returns after 0.9 s of its own CPU, so each call is legal and the batch goes on.
+HOG = """
+import time
+def solve():
+    t = time.process_time()
+    while time.process_time() - t < 0.9:
+        pass
+    return 0
+"""
+HONEST_LIMITS = Limits(cpu_seconds_per_call=1.0, wall_seconds_per_batch=1.5)
+HOG_LIMITS = Limits(cpu_seconds_per_call=1.0, wall_seconds_per_batch=6.0)
+CALLS = 6
+HONEST_CPU = 0.6  # of the whole batch: alone it needs well under half its wall limit
+
+
+def _size_calls(runner: Runner) -> list[list[Any]]:
+    """Argument lists that make each call use about HONEST_CPU / CALLS of CPU here."""
+    n = 200_000
+    for _ in range(6):
+        got = runner.batch(HONEST, [[n]], limits=HONEST_LIMITS).results[0]
+        assert got.status is CallStatus.OK, got
+        if got.cpu_seconds >= 0.02:
+            n = int(n * (HONEST_CPU / CALLS) / got.cpu_seconds)
+            break
+        n *= 4
+    return [[n + i] for i in range(CALLS)]
+
+
+@pytest.mark.slow
+def test_a_cpu_hog_beside_an_honest_batch_leaves_its_verdicts_as_in_a_clean_run(
+    runner: Runner,
+) -> None:
+    calls = _size_calls(runner)
+    clean = runner.batch(HONEST, calls, limits=HONEST_LIMITS)
+    assert [r.status for r in clean.results] == [CallStatus.OK] * CALLS, clean
+
+    async def contended() -> BatchResult:
+        # The children follow the affinity of the thread that runs the sandbox.
+        before = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {min(before)})
+        try:
+            hogs = [runner.sandbox.run_batch(HOG, [[]] * 2, limits=HOG_LIMITS) for _ in range(2)]
+            honest, *_ = await asyncio.gather(
+                runner.sandbox.run_batch(HONEST, calls, limits=HONEST_LIMITS), *hogs
+            )
+            return honest
+        finally:
+            os.sched_setaffinity(0, before)
+
+    honest = runner.loop.run(contended())
+    assert [(r.status, r.value) for r in honest.results] == [
+        (r.status, r.value) for r in clean.results
+    ], honest
+    # it really was slowed down: more real time than its wall limit
+    assert honest.wall_seconds > HONEST_LIMITS.wall_seconds_per_batch, honest.wall_seconds
