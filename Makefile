@@ -3,6 +3,8 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# The import contracts run from their own venv (see the `lint` extra in pyproject.toml).
+LINT_VENV := .venv-lint
 
 .PHONY: demo test lint venv clean
 
@@ -11,6 +13,11 @@ $(BIN)/cogolf: pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(BIN)/cogolf
+
+$(LINT_VENV)/bin/lint-imports: pyproject.toml
+	test -x $(LINT_VENV)/bin/python || $(PYTHON) -m venv $(LINT_VENV)
+	$(LINT_VENV)/bin/python -m pip install --quiet -e '.[lint]'
+	touch $@
 
 # The test suite also runs league nights on Ray.
 $(VENV)/.with-ray: $(BIN)/cogolf
@@ -22,14 +29,14 @@ venv: $(BIN)/cogolf
 demo: venv
 	$(BIN)/cogolf play
 
-test: $(VENV)/.with-ray
+test: $(VENV)/.with-ray $(LINT_VENV)/bin/lint-imports
 	$(BIN)/ruff check cogolf tests
-	$(BIN)/lint-imports
+	$(LINT_VENV)/bin/lint-imports
 	$(BIN)/python -m pytest -n 2 -q
 
-lint: venv
+lint: venv $(LINT_VENV)/bin/lint-imports
 	$(BIN)/ruff check cogolf tests
-	$(BIN)/lint-imports
+	$(LINT_VENV)/bin/lint-imports
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(LINT_VENV) .pytest_cache
