@@ -84,6 +84,7 @@ class QueuedSandbox:
         function: str = "solve",
         limits: Limits = DEFAULT_LIMITS,
         label: str = "",
+        hash_seed: int | None = None,
     ) -> BatchResult:
         give_up = time.monotonic() + self.retry_seconds
         pause = 0.05
@@ -95,7 +96,8 @@ class QueuedSandbox:
                 self.waiting -= 1
             try:
                 batch = await self.inner.run_batch(
-                    source, calls, function=function, limits=limits, label=label
+                    source, calls, function=function, limits=limits, label=label,
+                    hash_seed=hash_seed,
                 )
             finally:
                 self._slots.release()
