@@ -60,6 +60,8 @@ async def run_attempt(
         walls = Walls(
             readable=(workspace, out, env.root, env.toolbox),
             writable=(workspace, out),
+            # compiled evaluators (`go test`) run the binaries they build in TMPDIR
+            executable=(out,),
             drop_uid=env.any_uid,
         )
         run = await run_evaluator(argv, cwd=workspace, walls=walls,
