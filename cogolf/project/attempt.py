@@ -6,11 +6,13 @@ toolchain): the same scoring applied to a report file produced outside.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
 import structlog
 
+from cogolf.project.gocache import is_go_task, seed_cache
 from cogolf.project.pyenv import build_toolbox, create_env, shared_tempdir
 from cogolf.project.reports import ReportError, TestReport, parse_report, read_report
 from cogolf.project.results import AttemptResult
@@ -64,6 +66,9 @@ async def run_attempt(
             executable=(out,),
             drop_uid=env.any_uid,
         )
+        if is_go_task(task):
+            # TMPDIR is the last writable folder; the Go task's GOCACHE lives there
+            await asyncio.to_thread(seed_cache, task, walls.writable[-1])
         run = await run_evaluator(argv, cwd=workspace, walls=walls,
                                   wall_seconds=task.time_limit_seconds)
         log.info("attempt_ran", task=task.name, entrant=entrant, attempt=attempt,
