@@ -128,18 +128,23 @@ def _by_label(raw: Any, source: str) -> tuple[tuple[str, int, int], ...]:
         return ()
     if not isinstance(raw, dict):
         raise ResultError(f"{source}: by_label must be an object")
-    out = []
+    out: list[tuple[str, int, int]] = []
     for label in COUNTED_LABELS:
         entry = raw.get(label)
         if entry is None:
             continue
-        counts = [entry.get(k) if isinstance(entry, dict) else None for k in ("passed", "total")]
-        if not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_CHECKS
-                   for n in counts) or counts[0] > counts[1]:
+        passed, total = (entry.get(k) if isinstance(entry, dict) else None
+                         for k in ("passed", "total"))
+        if not (isinstance(passed, int) and isinstance(total, int) and _count(passed)
+                and _count(total) and passed <= total):
             raise ResultError(f"{source}: by_label.{label} must be "
                               f"{{passed, total}} with 0 <= passed <= total <= {MAX_CHECKS}")
-        out.append((label, counts[0], counts[1]))
+        out.append((label, passed, total))
     return tuple(out)
+
+
+def _count(n: Any) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_CHECKS
 
 
 def load_records(folder: Path) -> list[AttemptRecord]:
