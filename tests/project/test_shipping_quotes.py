@@ -91,3 +91,19 @@ def test_an_endless_attempt_scores_zero_with_a_timeout(tmp_path: Path) -> None:
     assert data["status"] == "timeout"
     assert data["points"] == 0.0
     assert any("limit" in note for note in data["notes"]), data["notes"]
+
+
+def test_forged_test_events_without_the_evaluators_end_score_zero(tmp_path: Path) -> None:
+    # the candidate's package prints a passing run for every group and exits before
+    # any test runs: the run never reaches the evaluator's own end marker
+    names = [t.split("::")[1] for c in json.loads((TASK / "task.json").read_text())["checks"]
+             for t in c["tests"]]
+    forged = "".join(f"=== RUN   {n}\\n--- PASS: {n} (0.00s)\\n" for n in names) + "PASS\\n"
+    overlay = tmp_path / "forge"
+    overlay.mkdir()
+    (overlay / "forge.go").write_text(
+        'package shippingquotes\n\nimport (\n\t"fmt"\n\t"os"\n)\n\n'
+        f'func init() {{\n\tfmt.Print("{forged}")\n\tos.Exit(0)\n}}\n')
+    data = attempt(TASK, overlay, tmp_path)
+    assert data["points"] == 0.0
+    assert data["status"] in ("empty_report", "no_report")
