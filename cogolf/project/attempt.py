@@ -13,12 +13,14 @@ toolchain): the same scoring applied to a report file produced outside.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
 import structlog
 
 from cogolf.project.channel import ChannelResult, plant_canaries, run_pytest, runs_pytest
+from cogolf.project.gocache import is_go_task, seed_cache
 from cogolf.project.pyenv import build_toolbox, create_env, shared_tempdir
 from cogolf.project.reports import ReportError, TestReport, parse_report, read_report
 from cogolf.project.results import AttemptResult
@@ -83,6 +85,8 @@ async def run_attempt(
                 *folders,
                 *((scratch,) if pytest_run else (report_path, scratch)),
             ),
+            # compiled evaluators (`go test`) run the binaries they build in TMPDIR
+            executable=(out,),
             drop_uid=env.any_uid,
             env=(("PYTHONDONTWRITEBYTECODE", "1"),),
         )
@@ -93,6 +97,9 @@ async def run_attempt(
                                             plugin_dir=root / "plugin", trusted_tests=[tests],
                                             canaries=canaries)
         else:
+            if is_go_task(task):
+                # TMPDIR is the last writable folder; the Go task's GOCACHE lives there
+                await asyncio.to_thread(seed_cache, task, walls.writable[-1])
             run = await run_evaluator(argv, cwd=workspace, walls=walls,
                                       wall_seconds=task.time_limit_seconds)
         # the run's own output is for the operator's log only: it may quote hidden tests
