@@ -16,7 +16,7 @@ from cogolf.project.reports import ReportError, TestReport, parse_report, read_r
 from cogolf.project.results import AttemptResult
 from cogolf.project.scoring import AttemptStatus, score_attempt
 from cogolf.project.task import ProjectTask, TaskError
-from cogolf.project.walled import EvaluatorRun, Walls, run_evaluator
+from cogolf.project.walled import DEFAULT_MAX_PROCESSES, EvaluatorRun, Walls, run_evaluator
 from cogolf.project.workspace import (
     ChangesError,
     build_workspace,
@@ -51,16 +51,20 @@ async def run_attempt(
                            attempt, start, None)
         tests = install_evaluator(task.evaluator_tests, workspace, task.evaluator_dest)
         # {python}: a fresh venv with pytest, on an interpreter the run's uid may execute.
-        env = create_env(root / "env", build_toolbox(root / "toolbox"))
+        env = create_env(root / "env", build_toolbox(root / "toolbox", task.toolbox))
         report_path = out / "report"
         argv = [
             a.format(python=env.python, workspace=workspace, tests=tests, report=report_path)
             for a in task.command
         ]
         walls = Walls(
-            readable=(workspace, out, env.root, env.toolbox),
+            readable=(workspace, out, env.root, env.toolbox, *task.walls.readable),
             writable=(workspace, out),
+            # a toolbox extra may ship a program (playwright's driver) the evaluator starts
+            executable=(env.toolbox,) if task.toolbox else (),
             drop_uid=env.any_uid,
+            max_processes=task.walls.max_processes or DEFAULT_MAX_PROCESSES,
+            unix_listen=task.walls.unix_listen,
         )
         run = await run_evaluator(argv, cwd=workspace, walls=walls,
                                   wall_seconds=task.time_limit_seconds)

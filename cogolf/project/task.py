@@ -10,7 +10,12 @@
       "time_limit_seconds": 120,
       "report_format": "junit",                one of cogolf.project.reports.PARSERS
       "checks": [{"id": "bom", "label": "floor", "tests": ["<test id>", ...]}, ...],
-      "scale": "failure_weighted"              a preset name or an inline scale
+      "scale": "failure_weighted",             a preset name or an inline scale
+      "toolbox": ["playwright"],               (optional) more installed distributions
+                                               for the evaluator's environment
+      "walls": {"max_processes": 384,          (optional) widenings a browser-driving
+                "readable": ["/proc"],         evaluator needs: tasks, absolute paths
+                "unix_listen": true}           to read, unix sockets to listen on
     }
 
 Paths are relative to the task directory (the public half may live in `deck/`).
@@ -22,6 +27,7 @@ A task without template/evaluator/command can only be scored with `ingest`.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +42,7 @@ COUNTED_LABELS = ("floor", "signal")
 PLACEHOLDERS = ("python", "workspace", "tests", "report")
 MAX_TIME_LIMIT_SECONDS = 3600
 DEFAULT_TIME_LIMIT_SECONDS = 300
+MAX_TASKS = 1024
 
 
 class TaskError(ValueError):
@@ -47,6 +54,15 @@ class Check:
     id: str
     label: str
     tests: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TaskWalls:
+    """What a task's evaluator needs beyond the default walls (say why in the task)."""
+
+    max_processes: int | None = None
+    readable: tuple[Path, ...] = ()
+    unix_listen: bool = False
 
 
 @dataclass(frozen=True)
@@ -62,6 +78,8 @@ class ProjectTask:
     evaluator_dest: str = "evaluator_tests"
     command: tuple[str, ...] = ()
     time_limit_seconds: float = DEFAULT_TIME_LIMIT_SECONDS
+    toolbox: tuple[str, ...] = ()
+    walls: TaskWalls = TaskWalls()
 
     @property
     def runnable(self) -> bool:
@@ -89,6 +107,7 @@ def parse_task(data: dict[str, Any], root: Path, *, where: str = "task.json") ->
     known = {
         "name", "prompt", "template", "evaluator_tests", "evaluator_dest", "command",
         "time_limit_seconds", "report_format", "checks", "scale", "description",
+        "toolbox", "walls",
     }
     unknown = set(data) - known
     if unknown:
@@ -133,7 +152,38 @@ def parse_task(data: dict[str, Any], root: Path, *, where: str = "task.json") ->
         evaluator_dest=dest,
         command=tuple(command),
         time_limit_seconds=float(limit),
+        toolbox=_toolbox(data.get("toolbox", []), where),
+        walls=_walls(data.get("walls", {}), where),
     )
+
+
+def _toolbox(raw: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(
+        isinstance(n, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", n) for n in raw
+    ):
+        raise TaskError(f"{where}: toolbox must be a list of distribution names")
+    return tuple(raw)
+
+
+def _walls(raw: Any, where: str) -> TaskWalls:
+    at = f"{where}: walls"
+    if not isinstance(raw, dict) or set(raw) - {"max_processes", "readable", "unix_listen"}:
+        raise TaskError(f"{at}: expected an object with max_processes, readable, unix_listen")
+    tasks = raw.get("max_processes")
+    if tasks is not None and (
+        isinstance(tasks, bool) or not isinstance(tasks, int) or not 0 < tasks <= MAX_TASKS
+    ):
+        raise TaskError(f"{at}: max_processes must be an integer in [1, {MAX_TASKS}]")
+    readable = raw.get("readable", [])
+    if not isinstance(readable, list) or not all(
+        isinstance(p, str) and p.startswith("/") and ".." not in Path(p).parts for p in readable
+    ):
+        raise TaskError(f"{at}: readable must be a list of absolute paths without '..'")
+    unix_listen = raw.get("unix_listen", False)
+    if not isinstance(unix_listen, bool):
+        raise TaskError(f"{at}: unix_listen must be true or false")
+    return TaskWalls(max_processes=tasks, readable=tuple(Path(p) for p in readable),
+                     unix_listen=unix_listen)
 
 
 def _checks(raw: Any, where: str) -> tuple[Check, ...]:

@@ -54,6 +54,7 @@ class Walls:
     drop_uid: bool = True  # False only for trusted tools on a root-private interpreter
     memory_bytes: int = DEFAULT_MEMORY_BYTES
     max_processes: int = DEFAULT_MAX_PROCESSES
+    unix_listen: bool = False  # a browser's single-instance lock; see WallSpec.unix_listen
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,7 @@ async def _run_walled(
         cpu_seconds=max(1, math.ceil(cpu)) + 1,  # backstop; run_external caps the whole tree
         network=False,
         drop_uid=walls.drop_uid,
+        unix_listen=walls.unix_listen,
     )
     run = await sandbox_walls.run_external(
         list(argv),
