@@ -225,7 +225,9 @@ def test_naive_template_scores_zero(tmp_path: Path) -> None:
     overlay = tmp_path / "naive"
     overlay.mkdir()
     text = (TEMPLATE / "transaction-feed.js").read_text()
-    (overlay / "transaction-feed.js").write_text(text + "\n// reviewed: first pass kept\n")
+    # ...plus a try at the evaluator's page helpers, which must stay out of reach
+    cheat = 'try { window.rowIds = () => ["new", "later-same-day", "mid", "old"]; } catch {}\n'
+    (overlay / "transaction-feed.js").write_text(text + "\n// reviewed: first pass kept\n" + cheat)
     data = _cli_attempt(tmp_path, TASK, overlay)
     assert data["status"] == "ok", data["notes"]
     assert data["points"] == 0.0

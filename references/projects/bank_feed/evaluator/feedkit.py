@@ -36,49 +36,63 @@ TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/htm
          ".css": "text/css", ".json": "application/json"}
 
 HARNESS_JS = r"""
-window.makeSource = function (pages, opts) {
-  opts = opts || {};
-  const failures = Object.assign({}, opts.fail || {});
-  const holds = new Set(opts.hold || []);
-  const waiting = new Map();
-  const src = {
-    calls: [],
-    fetchPage(request) {
-      const cursor = request ? request.cursor : undefined;
-      src.calls.push({ cursor: cursor === undefined ? "<undefined>" : cursor,
-                       limit: request ? request.limit : undefined });
-      const key = cursor === null || cursor === undefined ? "" : String(cursor);
-      const settle = () => new Promise((resolve, reject) => setTimeout(() => {
-        if (failures[key] > 0) { failures[key] -= 1; reject(new Error("network down")); return; }
-        if (!(key in pages)) { reject(new Error("no such page: " + key)); return; }
-        resolve(structuredClone(pages[key]));
-      }, opts.delay || 0));
-      if (holds.has(key)) {
-        return new Promise((resolve, reject) => {
-          const list = waiting.get(key) || [];
-          list.push(() => settle().then(resolve, reject));
-          waiting.set(key, list);
-        });
-      }
-      return settle();
-    },
-    release(key) {
+(() => {
+  // Kept out of the candidate's reach: the calls a source saw live in a closure, and
+  // the helpers the tests call cannot be replaced (the element shares this window).
+  const seen = new WeakMap();
+  const makeSource = (pages, opts) => {
+    opts = opts || {};
+    const failures = Object.assign({}, opts.fail || {});
+    const holds = new Set(opts.hold || []);
+    const waiting = new Map();
+    const calls = [];
+    const settle = (key) => new Promise((resolve, reject) => setTimeout(() => {
+      if (failures[key] > 0) { failures[key] -= 1; reject(new Error("network down")); return; }
+      if (!(key in pages)) { reject(new Error("no such page: " + key)); return; }
+      resolve(structuredClone(pages[key]));
+    }, opts.delay || 0));
+    const src = {
+      fetchPage(request) {
+        const cursor = request ? request.cursor : undefined;
+        calls.push({ cursor: cursor === undefined ? "<undefined>" : cursor,
+                     limit: request ? request.limit : undefined });
+        const key = cursor === null || cursor === undefined ? "" : String(cursor);
+        if (holds.has(key)) {
+          return new Promise((resolve, reject) => {
+            const list = waiting.get(key) || [];
+            list.push(() => settle(key).then(resolve, reject));
+            waiting.set(key, list);
+          });
+        }
+        return settle(key);
+      },
+    };
+    seen.set(src, { calls, release(key) {
       holds.delete(key);
       const list = waiting.get(key) || [];
       waiting.delete(key);
       list.forEach((go) => go());
+    } });
+    return src;
+  };
+  const feedQuery = (sel) => [...document.querySelectorAll("transaction-feed " + sel)];
+  const feedKey = (key) => feedQuery('[data-key="' + key + '"]');
+  const helpers = {
+    makeSource,
+    feedQuery,
+    feedKey,
+    callsOf: (src) => structuredClone(seen.get(src).calls),
+    release: (src, key) => seen.get(src).release(key),
+    rowIds: () => feedQuery('[data-key^="txn-"]').map((e) => e.dataset.key.slice(4)),
+    scrollFeedToEnd: () => {
+      const list = feedKey("feed-list")[0];
+      if (list) list.scrollTop = list.scrollHeight;
     },
   };
-  return src;
-};
-window.feedQuery = (sel) => [...document.querySelectorAll("transaction-feed " + sel)];
-window.feedKey = (key) => window.feedQuery('[data-key="' + key + '"]');
-window.rowIds = () =>
-  window.feedQuery('[data-key^="txn-"]').map((e) => e.dataset.key.slice(4));
-window.scrollFeedToEnd = () => {
-  const list = window.feedKey("feed-list")[0];
-  if (list) list.scrollTop = list.scrollHeight;
-};
+  for (const [name, value] of Object.entries(helpers)) {
+    Object.defineProperty(window, name, { value, writable: false, configurable: false });
+  }
+})();
 """
 
 PAGE_HTML = f"""<!doctype html>
@@ -233,7 +247,7 @@ def total(page: Page) -> tuple[str | None, str | None]:
 
 
 def calls(page: Page) -> list[dict[str, Any]]:
-    return page.evaluate("src.calls")
+    return page.evaluate("callsOf(src)")
 
 
 def click_key(page: Page, key: str) -> None:

@@ -127,7 +127,7 @@ def test_loading_state(page):
     wait_key(page, "feed-loading")
     assert row_ids(page) == []
     assert not has_key(page, "feed-empty") and not has_key(page, "feed-error")
-    page.evaluate("src.release('')")
+    page.evaluate("release(src, '')")
     wait_rows(page, ["a"])
     wait_for(page, "() => feedKey('feed-loading').length === 0", what="feed-loading to go")
 

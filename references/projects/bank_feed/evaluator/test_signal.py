@@ -109,7 +109,7 @@ def two_pages(first_extra: list, second: list, second_next: str | None = None) -
 def load_second(page) -> None:
     wait_for(page, "() => rowIds().length >= 20", what="the first page")
     scroll_to_end(page, 3)
-    wait_for(page, "() => src.calls.length >= 2", what="the second page's request")
+    wait_for(page, "() => callsOf(src).length >= 2", what="the second page's request")
 
 
 def test_duplicate_across_pages(page):
@@ -149,7 +149,7 @@ def test_skipped_count_across_pages(page):
     wait_for(page, "() => feedKey('feed-skipped').length > 0", what="feed-skipped")
     assert key_text(page, "feed-skipped") == "2 skipped"
     scroll_to_end(page, 3)
-    page.evaluate("src.release('p2')")
+    page.evaluate("release(src, 'p2')")
     wait_for(page, "() => (feedKey('feed-skipped')[0] || {}).textContent?.trim() === '5 skipped'",
              what="5 skipped after the second page")
 
@@ -160,7 +160,7 @@ def test_no_duplicate_requests(page):
     scroll_to_end(page, 5)
     settle(page)
     assert len(calls(page)) == 2
-    page.evaluate("src.release('p2')")
+    page.evaluate("release(src, 'p2')")
     wait_for(page, "() => rowIds().includes('q')", what="the held page's rows")
     page.evaluate("feedKey('feed-list')[0] && (feedKey('feed-list')[0].scrollTop = 0)")
     scroll_to_end(page, 4)
@@ -172,7 +172,7 @@ def test_page_retry_once(page):
     mount(page, two_pages([], [rec("q", -1, "2024-03-04T10:00:00Z")]), fail={"p2": 1},
           hold=["p2"])
     load_second(page)
-    page.evaluate("src.release('p2')")
+    page.evaluate("release(src, 'p2')")
     wait_key(page, "feed-page-retry")
     page.evaluate("""() => { const b = feedKey('feed-page-retry')[0]; b.click(); b.click(); }""")
     wait_for(page, "() => rowIds().includes('q')", what="the retried page's rows")
@@ -287,14 +287,14 @@ def test_source_and_currency_changes_restart(page):
 
 def test_stale_response_ignored(page):
     mount(page, one_page([rec("stale", -1, "2024-03-01T10:00:00Z")]), hold=[None])
-    wait_for(page, "() => src.calls.length === 1", what="the first request")
+    wait_for(page, "() => callsOf(src).length === 1", what="the first request")
     page.evaluate("""() => { window.first = src;
         window.src = makeSource({"": {records: [
           {id: "fresh", amount: 5, currency: "EUR", timestamp: "2024-03-02T10:00:00Z", description: "x"}],
           nextCursor: null}});
         feed.source = window.src; }""")
     wait_rows(page, ["fresh"])
-    page.evaluate("first.release('')")
+    page.evaluate("release(first, '')")
     settle(page, 500)
     assert row_ids(page) == ["fresh"]
     assert total(page)[1] == "5"
