@@ -26,7 +26,7 @@ from cogolf.project.reports import ReportError, TestReport, parse_report, read_r
 from cogolf.project.results import AttemptResult
 from cogolf.project.scoring import AttemptStatus, score_attempt
 from cogolf.project.task import ProjectTask, TaskError
-from cogolf.project.walled import EvaluatorRun, Walls, run_evaluator
+from cogolf.project.walled import DEFAULT_MAX_PROCESSES, EvaluatorRun, Walls, run_evaluator
 from cogolf.project.workspace import (
     ChangesError,
     build_workspace,
@@ -61,12 +61,12 @@ async def run_attempt(
                            attempt, start, None)
         tests = install_evaluator(task.evaluator_tests, workspace, task.evaluator_dest)
         try:
-            folders = workspace_folders(workspace, task.writable)
+            folders = workspace_folders(workspace, task.walls.writable)
         except ChangesError as exc:
             return _result(task, AttemptStatus.BAD_CHANGES, None, [str(exc)], entrant, attempt,
                            start, None)
         # {python}: a fresh venv with pytest, on an interpreter the run's uid may execute.
-        env = create_env(root / "env", build_toolbox(root / "toolbox"))
+        env = create_env(root / "env", build_toolbox(root / "toolbox", task.toolbox))
         scratch = out / "scratch"
         scratch.mkdir()
         pytest_run = runs_pytest(task.command)
@@ -80,14 +80,17 @@ async def run_attempt(
             for a in task.command
         ]
         walls = Walls(
-            readable=(workspace, out, env.root, env.toolbox),
+            readable=(workspace, out, env.root, env.toolbox, *task.walls.readable),
             writable=(
                 *folders,
                 *((scratch,) if pytest_run else (report_path, scratch)),
             ),
-            # compiled evaluators (`go test`) run the binaries they build in TMPDIR
-            executable=(out,),
+            # compiled evaluators (`go test`) run the binaries they build in TMPDIR; a
+            # toolbox extra may ship a program (playwright's driver) the evaluator starts
+            executable=(out, *((env.toolbox,) if task.toolbox else ())),
             drop_uid=env.any_uid,
+            max_processes=task.walls.max_processes or DEFAULT_MAX_PROCESSES,
+            unix_listen=task.walls.unix_listen,
             env=(("PYTHONDONTWRITEBYTECODE", "1"),),
         )
         if pytest_run:
