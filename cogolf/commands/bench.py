@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cogolf.commands import golf as golf_command
@@ -344,6 +345,45 @@ def _run_league(args: argparse.Namespace) -> int:
     return bench_command(args)
 
 
+# --- bench project -----------------------------------------------------------------
+
+
+def _project_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tasks", nargs="*", type=Path, metavar="TASK_DIR",
+                   help="task folders (default: every task with a solution/ under "
+                   "references/projects)")
+    p.add_argument("--repeat", type=int, default=1, help="attempts per task (default 1)")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+
+
+def _run_project(args: argparse.Namespace) -> int:
+    from cogolf.games.project.bench import bench_task, find_tasks
+    from cogolf.games.project.task import TaskError
+
+    configure("warning")
+    tasks = args.tasks or find_tasks(Path("references/projects"))
+    if not tasks or args.repeat < 1:
+        print("error: no task to run (give TASK_DIR...) or --repeat below 1", file=sys.stderr)
+        return 2
+    rows = []
+    for task_dir in tasks:
+        try:
+            rows.append(asyncio.run(bench_task(task_dir, args.repeat)))
+        except TaskError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if not args.json:
+            r = rows[-1]
+            warm_up = r["warm_up_seconds"]
+            warm = f"  (build cache warm-up {warm_up}s)" if warm_up else ""
+            print(f"{r['task']:<24} {r['status']:<8} {r['points']:.2f} pt  checks {r['checks']:<7}"
+                  f" median {r['median_seconds']:.2f}s of {r['seconds']}"
+                  f" (limit {r['time_limit_seconds']:g}s){warm}", flush=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    return 0
+
+
 BENCHMARKS: list[Benchmark] = [
     Benchmark("sandbox", "batch latency and throughput of both sandbox modes",
               _sandbox_arguments, _run_sandbox),
@@ -357,6 +397,8 @@ BENCHMARKS: list[Benchmark] = [
               _league_arguments, _run_league),
     Benchmark("golf", "seconds to score a full 18-hole course per language (reference files)",
               golf_command.add_bench_arguments, _run_golf),
+    Benchmark("project", "seconds per project attempt with each task's reference solution",
+              _project_arguments, _run_project),
 ]
 
 

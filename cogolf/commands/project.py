@@ -14,6 +14,7 @@ from cogolf.games.project.results import (
     ATTEMPTS_PER_TASK,
     AttemptResult,
     ResultError,
+    attempt_cells,
     load_records,
     project_table,
 )
@@ -94,7 +95,18 @@ def _table(args: argparse.Namespace) -> int:
         print(json.dumps([r.to_json() for r in rows], indent=2))
         return 0
     tasks = sorted({t for r in rows for t in r.per_task})
-    print("\t".join(["entrant", *[f"{t} (/5)" for t in tasks], "total"]))
+    out_of = ATTEMPTS_PER_TASK * len(tasks)
+    print("\t".join(["entrant", *[f"{t} (/{ATTEMPTS_PER_TASK})" for t in tasks],
+                     f"total (/{out_of})"]))
     for r in rows:
         print("\t".join([r.entrant, *[f"{r.per_task[t]:.2f}" for t in tasks], f"{r.total:.2f}"]))
+    if rows:
+        # per attempt: points, floor (F) and signal (S) checks passed/total
+        print()
+        print("\t".join(["entrant", "task", *[f"#{n}" for n in range(1, ATTEMPTS_PER_TASK + 1)]]))
+        for r in rows:
+            for t in tasks:
+                cells = attempt_cells([a.breakdown() for a in r.breakdown.get(t, [])],
+                                      ATTEMPTS_PER_TASK)
+                print("\t".join([r.entrant, t, *cells]))
     return 0

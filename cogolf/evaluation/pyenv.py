@@ -101,10 +101,11 @@ def _marker_holds(marker: str) -> bool:
         return True
 
 
-def build_toolbox(dest: Path) -> Path:
-    """Copy the installed distributions pytest/setuptools/wheel need into `dest`."""
+def build_toolbox(dest: Path, extra: tuple[str, ...] = ()) -> Path:
+    """Copy the installed distributions pytest/setuptools/wheel (and `extra`, a task's
+    further needs such as playwright) need into `dest`."""
     dest.mkdir(parents=True, exist_ok=True)
-    pending, done = list(TOOLBOX_ROOTS), set()
+    pending, done = [*TOOLBOX_ROOTS, *extra], set()
     while pending:
         name = pending.pop()
         key = re.sub(r"[-_.]+", "-", name).lower()

@@ -57,6 +57,7 @@ class Walls:
     env: tuple[tuple[str, str], ...] = ()  # added to the minimal environment
     pass_fds: tuple[int, ...] = ()  # inherited descriptors (the results channel)
     stdin: bytes = b""
+    unix_listen: bool = False  # a browser's single-instance lock; see WallSpec.unix_listen
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,7 @@ async def _run_walled(
         cpu_seconds=max(1, math.ceil(cpu)) + 1,  # backstop; run_external caps the whole tree
         network=False,
         drop_uid=walls.drop_uid,
+        unix_listen=walls.unix_listen,
     )
     run = await sandbox_walls.run_external(
         list(argv),

@@ -191,8 +191,9 @@ def project_game_table(solo: SoloRecords, setup: SoloSetup, problems: list[str])
     for r in rows:
         per_task = {t: _round(r.per_task.get(t, 0.0)) for t in tasks}
         found = {t: r.attempts.get(t, 0) for t in tasks}
+        breakdown = {t: [a.breakdown() for a in r.breakdown.get(t, [])] for t in tasks}
         table.append({"entrant": r.entrant, "per_task": per_task, "total": _round(r.total),
-                      "attempts": found,
+                      "attempts": found, "breakdown": breakdown,
                       "complete": all(n == attempts for n in found.values())})
     table.sort(key=lambda row: (-row["total"], row["entrant"]))
     for row, rank in zip(table, _ranks([row["total"] for row in table]), strict=True):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cogolf.games.project.results import attempt_cells
 from cogolf.league.grid import grid
 from cogolf.text import clip
 
@@ -89,7 +90,16 @@ def _project(game: dict[str, Any]) -> list[str]:
         for r in game["table"]
     ]
     out = ["", f"Project: points per task, the sum of {n} attempts"]
-    return out + grid(["#", "entrant", *tasks, "total"], rows, left=2) + _void(game["void"])
+    out += grid(["#", "entrant", *tasks, "total"], rows, left=2)
+    detail = [
+        [clip(r["entrant"], NAME_WIDTH), t, *attempt_cells(r.get("breakdown", {}).get(t, []), n)]
+        for r in game["table"]
+        for t in tasks
+    ]
+    if detail:
+        out += ["", "  per attempt: points, floor (F) and signal (S) checks passed/total"]
+        out += grid(["entrant", "task", *[f"#{i}" for i in range(1, n + 1)]], detail, left=2)
+    return out + _void(game["void"])
 
 
 def _combined(combined: dict[str, Any]) -> list[str]:

@@ -301,6 +301,8 @@ _NETWORK = {
     "bind": 49, "listen": 50,
 }
 _SIGNAL_SELF_ONLY = {"kill": 62, "tkill": 200, "tgkill": 234}
+_UNIX_LISTEN = {"socket": 41, "bind": 49, "listen": 50}
+_AF_UNIX = 1
 _SYS_PRCTL = 157
 _SYS_IOCTL = 16
 _TIOCSTI = 0x5412
@@ -341,7 +343,8 @@ def denied_syscalls(*, allow_processes: bool, allow_exec: bool, allow_network: b
     return denied
 
 
-def _program(denied: dict[str, int], *, self_pid: int | None, arg_rules: bool) -> bytes:
+def _program(denied: dict[str, int], *, self_pid: int | None, arg_rules: bool,
+             unix_sockets_only: bool = False) -> bytes:
     out = [
         _insn(_LD_W_ABS, 0, 0, 4),  # arch
         _insn(_JEQ_K, 1, 0, _AUDIT_ARCH_X86_64),
@@ -370,21 +373,37 @@ def _program(denied: dict[str, int], *, self_pid: int | None, arg_rules: bool) -
             _insn(_RET_K, 0, 0, _RET_ERRNO_EPERM),
             _insn(_RET_K, 0, 0, _RET_ALLOW),
         ]
+    if unix_sockets_only:
+        out += [
+            _insn(_JEQ_K, 0, 4, _UNIX_LISTEN["socket"]),
+            _insn(_LD_W_ABS, 0, 0, 16),  # low half of args[0]: the address family
+            _insn(_JEQ_K, 0, 1, _AF_UNIX),
+            _insn(_RET_K, 0, 0, _RET_ALLOW),
+            _insn(_RET_K, 0, 0, _RET_ERRNO_EPERM),
+        ]
     out.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
     return b"".join(out)
 
 
 def seccomp_program(*, allow_processes: bool, allow_exec: bool, allow_network: bool,
                     self_pid: int, signal_self_only: bool = True,
-                    allow_socketpair: bool = False) -> bytes:
+                    allow_socketpair: bool = False, allow_unix_listen: bool = False) -> bytes:
     """A BPF program (sock_filter array) implementing the deny list above.
 
     Signals may only target this process itself (kill(-1), kill(getppid()) fail);
     prctl(PR_SET_DUMPABLE) is refused so a program cannot make itself traceable.
+    `allow_unix_listen` (without network) lets a program create, bind and listen on
+    unix sockets only (Chromium's single-instance lock needs one): socket() with any
+    other family and connect() stay refused, so nothing outside can be reached.
     """
     denied = denied_syscalls(allow_processes=allow_processes, allow_exec=allow_exec,
                              allow_network=allow_network, allow_socketpair=allow_socketpair)
-    return _program(denied, self_pid=self_pid if signal_self_only else None, arg_rules=True)
+    unix_only = allow_unix_listen and not allow_network
+    if unix_only:
+        for name in _UNIX_LISTEN:
+            denied.pop(name, None)
+    return _program(denied, self_pid=self_pid if signal_self_only else None, arg_rules=True,
+                    unix_sockets_only=unix_only)
 
 
 def seccomp_split(*, self_pid: int) -> tuple[bytes, bytes]:

@@ -92,6 +92,9 @@ class WallSpec:
     max_file_bytes: int = 64 << 20
     """RLIMIT_FSIZE when something is writable (0 otherwise)."""
     max_open_files: int = 256
+    unix_listen: bool = False
+    """Without network: unix sockets may be created, bound and listened on (never
+    connected to), for a browser's single-instance lock. See `kernel.seccomp_program`."""
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,7 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
                 # itself (e.g. rustc running `cc`); with processes allowed, the tree may
                 # already talk to itself over pipes, so this opens nothing new.
                 allow_socketpair=spec.max_processes > 0,
+                allow_unix_listen=spec.unix_listen,
             )
         )
 

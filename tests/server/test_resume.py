@@ -69,10 +69,13 @@ def test_sigkill_mid_match_then_resume(tmp_path):
             for s in made["seats"]
         ]
         async with httpx.AsyncClient(base_url=base) as http:
+            give_up = time.monotonic() + 120
             while True:
                 status = (await http.get(f"/matches/{match_id}")).json()
                 if status["hole"] >= 4:
                     break
+                assert status["status"] not in ("finished", "failed"), status
+                assert time.monotonic() < give_up, f"the match never reached hole 4: {status}"
                 await asyncio.sleep(0.05)
         os.kill(server.pid, signal.SIGKILL)
         server.wait()

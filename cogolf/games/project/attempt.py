@@ -13,6 +13,7 @@ toolchain): the same scoring applied to a report file produced outside.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -21,7 +22,8 @@ import structlog
 from cogolf.evaluation.channel import ChannelResult, plant_canaries, run_pytest, runs_pytest
 from cogolf.evaluation.pyenv import build_toolbox, create_env, shared_tempdir
 from cogolf.evaluation.reports import ReportError, TestReport, parse_report, read_report
-from cogolf.evaluation.walled import EvaluatorRun, Walls, run_evaluator
+from cogolf.evaluation.walled import DEFAULT_MAX_PROCESSES, EvaluatorRun, Walls, run_evaluator
+from cogolf.games.project.gocache import is_go_task, seed_cache
 from cogolf.games.project.results import AttemptResult
 from cogolf.games.project.scoring import AttemptStatus, score_attempt
 from cogolf.games.project.task import ProjectTask, TaskError
@@ -59,12 +61,12 @@ async def run_attempt(
                            attempt, start, None)
         tests = install_evaluator(task.evaluator_tests, workspace, task.evaluator_dest)
         try:
-            folders = workspace_folders(workspace, task.writable)
+            folders = workspace_folders(workspace, task.walls.writable)
         except ChangesError as exc:
             return _result(task, AttemptStatus.BAD_CHANGES, None, [str(exc)], entrant, attempt,
                            start, None)
         # {python}: a fresh venv with pytest, on an interpreter the run's uid may execute.
-        env = create_env(root / "env", build_toolbox(root / "toolbox"))
+        env = create_env(root / "env", build_toolbox(root / "toolbox", task.toolbox))
         scratch = out / "scratch"
         scratch.mkdir()
         pytest_run = runs_pytest(task.command)
@@ -78,12 +80,17 @@ async def run_attempt(
             for a in task.command
         ]
         walls = Walls(
-            readable=(workspace, out, env.root, env.toolbox),
+            readable=(workspace, out, env.root, env.toolbox, *task.walls.readable),
             writable=(
                 *folders,
                 *((scratch,) if pytest_run else (report_path, scratch)),
             ),
+            # compiled evaluators (`go test`) run the binaries they build in TMPDIR; a
+            # toolbox extra may ship a program (playwright's driver) the evaluator starts
+            executable=(out, *((env.toolbox,) if task.toolbox else ())),
             drop_uid=env.any_uid,
+            max_processes=task.walls.max_processes or DEFAULT_MAX_PROCESSES,
+            unix_listen=task.walls.unix_listen,
             env=(("PYTHONDONTWRITEBYTECODE", "1"),),
         )
         if pytest_run:
@@ -93,6 +100,9 @@ async def run_attempt(
                                             plugin_dir=root / "plugin", trusted_tests=[tests],
                                             canaries=canaries)
         else:
+            if is_go_task(task):
+                # TMPDIR is the last writable folder; the Go task's GOCACHE lives there
+                await asyncio.to_thread(seed_cache, task, walls.writable[-1])
             run = await run_evaluator(argv, cwd=workspace, walls=walls,
                                       wall_seconds=task.time_limit_seconds)
         # the run's own output is for the operator's log only: it may quote hidden tests

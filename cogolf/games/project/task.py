@@ -9,10 +9,16 @@
       "command": ["{python}", "-m", "pytest", "--junitxml", "{report}", "{tests}"],
       "time_limit_seconds": 120,
       "report_format": "junit",                one of cogolf.evaluation.reports.PARSERS
-      "writable": ["bootstrap/cache"],         workspace folders the run may write (a
-                                               framework's caches); the rest is read-only
+      "walls": {"writable": ["bootstrap/cache"]},  what the run needs beyond the default
+                                               walls (readable, writable, max_processes,
+                                               unix_listen)
       "checks": [{"id": "bom", "label": "floor", "tests": ["<test id>", ...]}, ...],
-      "scale": "failure_weighted"              a preset name or an inline scale
+      "scale": "failure_weighted",             a preset name or an inline scale
+      "toolbox": ["playwright"],               (optional) more installed distributions
+                                               for the evaluator's environment
+      "walls": {"max_processes": 384,          (optional) widenings a browser-driving
+                "readable": ["/proc"],         evaluator needs: tasks, absolute paths
+                "unix_listen": true}           to read, unix sockets to listen on
     }
 
 Paths are relative to the task directory (the public half may live in `deck/`).
@@ -24,6 +30,7 @@ A task without template/evaluator/command can only be scored with `ingest`.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +45,7 @@ COUNTED_LABELS = ("floor", "signal")
 PLACEHOLDERS = ("python", "workspace", "tests", "report")
 MAX_TIME_LIMIT_SECONDS = 3600
 DEFAULT_TIME_LIMIT_SECONDS = 300
+MAX_TASKS = 1024
 
 
 class TaskError(ValueError):
@@ -49,6 +57,16 @@ class Check:
     id: str
     label: str
     tests: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TaskWalls:
+    """What a task's evaluator needs beyond the default walls (say why in the task)."""
+
+    max_processes: int | None = None
+    readable: tuple[Path, ...] = ()
+    unix_listen: bool = False
+    writable: tuple[str, ...] = ()  # workspace folders (framework caches); the rest read-only
 
 
 @dataclass(frozen=True)
@@ -64,7 +82,8 @@ class ProjectTask:
     evaluator_dest: str = "evaluator_tests"
     command: tuple[str, ...] = ()
     time_limit_seconds: float = DEFAULT_TIME_LIMIT_SECONDS
-    writable: tuple[str, ...] = ()
+    toolbox: tuple[str, ...] = ()
+    walls: TaskWalls = TaskWalls()
 
     @property
     def runnable(self) -> bool:
@@ -91,7 +110,8 @@ def load_task(task_dir: Path) -> ProjectTask:
 def parse_task(data: dict[str, Any], root: Path, *, where: str = "task.json") -> ProjectTask:
     known = {
         "name", "prompt", "template", "evaluator_tests", "evaluator_dest", "command",
-        "time_limit_seconds", "report_format", "checks", "scale", "description", "writable",
+        "time_limit_seconds", "report_format", "checks", "scale", "description",
+        "toolbox", "walls",
     }
     unknown = set(data) - known
     if unknown:
@@ -124,11 +144,6 @@ def parse_task(data: dict[str, Any], root: Path, *, where: str = "task.json") ->
     dest = data.get("evaluator_dest", "evaluator_tests")
     if not isinstance(dest, str) or not _is_plain_relative(dest):
         raise TaskError(f"{where}: evaluator_dest must be a relative path without '..'")
-    writable = data.get("writable", [])
-    if not isinstance(writable, list) or not all(
-        isinstance(w, str) and _is_plain_relative(w) for w in writable
-    ):
-        raise TaskError(f"{where}: writable must be a list of relative paths without '..'")
     return ProjectTask(
         root=root,
         name=name,
@@ -141,8 +156,46 @@ def parse_task(data: dict[str, Any], root: Path, *, where: str = "task.json") ->
         evaluator_dest=dest,
         command=tuple(command),
         time_limit_seconds=float(limit),
-        writable=tuple(writable),
+        toolbox=_toolbox(data.get("toolbox", []), where),
+        walls=_walls(data.get("walls", {}), where),
     )
+
+
+def _toolbox(raw: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(
+        isinstance(n, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", n) for n in raw
+    ):
+        raise TaskError(f"{where}: toolbox must be a list of distribution names")
+    return tuple(raw)
+
+
+def _walls(raw: Any, where: str) -> TaskWalls:
+    at = f"{where}: walls"
+    if not isinstance(raw, dict) or set(raw) - {"max_processes", "readable", "unix_listen",
+                                                "writable"}:
+        raise TaskError(
+            f"{at}: expected an object with max_processes, readable, unix_listen, writable"
+        )
+    tasks = raw.get("max_processes")
+    if tasks is not None and (
+        isinstance(tasks, bool) or not isinstance(tasks, int) or not 0 < tasks <= MAX_TASKS
+    ):
+        raise TaskError(f"{at}: max_processes must be an integer in [1, {MAX_TASKS}]")
+    readable = raw.get("readable", [])
+    if not isinstance(readable, list) or not all(
+        isinstance(p, str) and p.startswith("/") and ".." not in Path(p).parts for p in readable
+    ):
+        raise TaskError(f"{at}: readable must be a list of absolute paths without '..'")
+    unix_listen = raw.get("unix_listen", False)
+    if not isinstance(unix_listen, bool):
+        raise TaskError(f"{at}: unix_listen must be true or false")
+    writable = raw.get("writable", [])
+    if not isinstance(writable, list) or not all(
+        isinstance(w, str) and _is_plain_relative(w) for w in writable
+    ):
+        raise TaskError(f"{at}: writable must be a list of relative paths without '..'")
+    return TaskWalls(max_processes=tasks, readable=tuple(Path(p) for p in readable),
+                     unix_listen=unix_listen, writable=tuple(writable))
 
 
 def _checks(raw: Any, where: str) -> tuple[Check, ...]:

@@ -1,0 +1,3 @@
+module shippingquotes
+
+go 1.19
