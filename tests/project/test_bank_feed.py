@@ -78,6 +78,8 @@ def _task(**extra: Any) -> dict[str, Any]:
         ({"walls": {"readable": ["proc"]}}, "readable must be a list of absolute paths"),
         ({"walls": {"readable": ["/usr/../etc"]}}, "without '..'"),
         ({"walls": {"unix_listen": "yes"}}, "unix_listen must be true or false"),
+        ({"walls": {"writable": ["../outside"]}}, "writable must be a list of relative paths"),
+        ({"walls": {"writable": ["/etc"]}}, "writable must be a list of relative paths"),
         ({"walls": {"network": True}}, "walls: expected an object with"),
         ({"walls": []}, "walls: expected an object with"),
     ],
