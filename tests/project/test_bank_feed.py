@@ -20,6 +20,7 @@ from cogolf.project.pyenv import shared_tempdir
 from cogolf.project.scoring import AttemptStatus
 from cogolf.project.task import TaskError, load_task, parse_task
 from cogolf.project.walled import Walls, run_evaluator, walls_available
+from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[2]
 TASK = REPO / "references" / "projects" / "bank_feed"
@@ -28,9 +29,7 @@ SOLUTION = TASK / "solution"
 COGOLF = Path(sys.executable).with_name("cogolf")
 CHROMIUM = Path("/usr/bin/chromium")
 
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="Debian's chromium is not installed"
-)
+needs_chromium = needs(CHROMIUM.exists(), "Debian's chromium")
 
 
 def test_task_has_the_methodology_check_counts() -> None:
