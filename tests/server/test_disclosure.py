@@ -304,8 +304,7 @@ lines = st.lists(
 )
 
 
-def _object(line: bytes) -> dict | None:
-    """A journal line as the server reads it: any JSON object, whatever its key order."""
+def _as_object(line: bytes) -> dict | None:
     try:
         value = json.loads(line)
     except ValueError:
@@ -320,7 +319,7 @@ def test_any_journal_is_served_live_without_an_open_hole_or_an_unlisted_field(li
     for game in ("cogolf", "golf"):
         out = served_journal(data, View(game, full=False))
         served = [json.loads(line) for line in out.splitlines()]
-        source = [r for r in map(_object, lines) if r is not None]
+        source = [r for r in map(_as_object, lines) if r is not None]
         scored = {r["hole"] for r in source if r["kind"] == "hole_score" and "hole" in r}
         for rec in served:
             assert rec["kind"] in ("header", "hole_start", "submission", "hole_score")

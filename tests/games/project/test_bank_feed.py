@@ -20,6 +20,7 @@ from cogolf.evaluation.walled import Walls, run_evaluator, walls_available
 from cogolf.games.project.attempt import run_attempt
 from cogolf.games.project.scoring import AttemptStatus
 from cogolf.games.project.task import TaskError, load_task, parse_task
+from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[3]
 TASK = REPO / "references" / "projects" / "bank_feed"
@@ -28,9 +29,7 @@ SOLUTION = TASK / "solution"
 COGOLF = Path(sys.executable).with_name("cogolf")
 CHROMIUM = Path("/usr/bin/chromium")
 
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="Debian's chromium is not installed"
-)
+needs_chromium = needs(CHROMIUM.exists(), "Debian's chromium")
 
 
 def test_task_has_the_methodology_check_counts() -> None:
@@ -78,6 +77,8 @@ def _task(**extra: Any) -> dict[str, Any]:
         ({"walls": {"readable": ["proc"]}}, "readable must be a list of absolute paths"),
         ({"walls": {"readable": ["/usr/../etc"]}}, "without '..'"),
         ({"walls": {"unix_listen": "yes"}}, "unix_listen must be true or false"),
+        ({"walls": {"writable": ["../outside"]}}, "writable must be a list of relative paths"),
+        ({"walls": {"writable": ["/etc"]}}, "writable must be a list of relative paths"),
         ({"walls": {"network": True}}, "walls: expected an object with"),
         ({"walls": []}, "walls: expected an object with"),
     ],

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cogolf.games.project.task import load_task
+from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[3]
 TASK = REPO / "references" / "projects" / "laravel_csv_import"
@@ -26,9 +27,9 @@ PHP_STACK = (
     Path("/usr/bin/phpunit"),
     Path("/usr/share/php/Illuminate/autoload.php"),
 )
-needs_php = pytest.mark.skipif(
-    not all(p.exists() for p in PHP_STACK),
-    reason="needs Debian's php-cli, php-sqlite3, php-laravel-framework and phpunit",
+needs_php = needs(
+    all(p.exists() for p in PHP_STACK),
+    "Debian's php-cli, php-sqlite3, php-laravel-framework and phpunit",
 )
 
 

@@ -15,19 +15,19 @@ from typing import Any
 
 import pytest
 
+from tests.stacks import needs
+
 REPO = Path(__file__).resolve().parents[3]
 TASK = REPO / "references" / "projects" / "laravel_offline_sync"
 TEMPLATE = REPO / "deck" / "projects" / "laravel_offline_sync" / "template"
 SOLUTION = TASK / "solution"
 SERVICE = Path("app/Services/SyncService.php")
 
-needs_php = pytest.mark.skipif(
-    not (
-        Path("/usr/bin/php").exists()
-        and Path("/usr/share/php/Illuminate/autoload.php").exists()
-        and Path("/usr/bin/phpunit").exists()
-    ),
-    reason="needs Debian's php-cli, php-sqlite3, php-laravel-framework and phpunit",
+needs_php = needs(
+    Path("/usr/bin/php").exists()
+    and Path("/usr/share/php/Illuminate/autoload.php").exists()
+    and Path("/usr/bin/phpunit").exists(),
+    "Debian's php-cli, php-sqlite3, php-laravel-framework and phpunit",
 )
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from cogolf.games.project.gocache import warm_cache
 from cogolf.games.project.task import load_task
+from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[3]
 TASK = REPO / "references" / "projects" / "shipping_quotes"
@@ -23,7 +24,7 @@ SOLUTION = TASK / "solution"
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("go") is None, reason="needs Debian's golang-go"),
+    needs(shutil.which("go") is not None, "Debian's golang-go"),
 ]
 
 
