@@ -394,10 +394,12 @@ def test_sigterm_stops_the_server_promptly_in_every_state(tmp_path):
 
 SANDBOX_SCRIPT = r"""
 import asyncio, os, resource, sys
+from cogolf.logs import configure
 from cogolf.sandbox import make_sandbox
 from cogolf.runtime.batch_queue import QueuedSandbox
 
 async def main():
+    configure("warning")  # logs go to stderr; stdout holds only the result line
     inner = make_sandbox(sys.argv[1], accept_weak=True)
     await inner.start()
     sb = QueuedSandbox(inner, max_batches=1)
