@@ -117,6 +117,21 @@ def read_fd(fd: int, cap: int, label: str | Path, *, single_link: bool = False) 
     return b"".join(chunks)
 
 
+def _open_path(path: str | Path, top: str | Path | None) -> int:
+    """A descriptor for `path` that never went through a link: with `top`, no
+    component below `top`; without, the last component (O_NOFOLLOW)."""
+    if top is None:
+        try:
+            return os.open(path, _FILE_FLAGS)
+        except OSError as exc:
+            raise _refuse(path, exc) from exc
+    dir_fd = open_dir(top)
+    try:
+        return _open_below(dir_fd, str(path), str(top), _FILE_FLAGS)
+    finally:
+        os.close(dir_fd)
+
+
 def read_file(
     path: str | Path, cap: int, *, top: str | Path | None = None, single_link: bool = False
 ) -> bytes:
@@ -124,17 +139,7 @@ def read_file(
 
     With `top`, `path` is relative to it and no component below `top` may be a link;
     without, only the last component is checked (O_NOFOLLOW)."""
-    if top is None:
-        try:
-            fd = os.open(path, _FILE_FLAGS)
-        except OSError as exc:
-            raise _refuse(path, exc) from exc
-    else:
-        dir_fd = open_dir(top)
-        try:
-            fd = _open_below(dir_fd, str(path), str(top), _FILE_FLAGS)
-        finally:
-            os.close(dir_fd)
+    fd = _open_path(path, top)
     try:
         return read_fd(fd, cap, path if top is None else Path(top) / path, single_link=single_link)
     finally:
@@ -206,17 +211,7 @@ def copy_tree(
     special files and more than `max_files` files or `max_bytes` bytes in total.
     Returns the number of files copied. Error messages name paths from `label`."""
     name = label if label is not None else str(src)
-    if top is None:
-        try:
-            top_fd = os.open(src, _FILE_FLAGS)
-        except OSError as exc:
-            raise _refuse(src, exc) from exc
-    else:
-        base = open_dir(top)
-        try:
-            top_fd = _open_below(base, str(src), str(top), _FILE_FLAGS)
-        finally:
-            os.close(base)
+    top_fd = _open_path(src, top)
     return _copy_open(top_fd, Path(dst), name, max_files, max_bytes, ignore)
 
 
