@@ -20,7 +20,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -35,9 +35,12 @@ __all__ = [
     "SYSTEM_PATHS",
     "ExternalRun",
     "WallSpec",
+    "WallStartError",
+    "WalledProcess",
     "enter_walls",
     "lease_uid",
     "run_external",
+    "walled_process",
 ]
 
 SYSTEM_PATHS: tuple[str, ...] = (
@@ -231,6 +234,100 @@ async def _until_reaped(groups: UidGroups, timeout: float = 2.0) -> None:
     )
 
 
+class WallStartError(Exception):
+    """The program could not be started under its walls (a failed wall included)."""
+
+
+@dataclass
+class WalledProcess:
+    """A running program under its walls: its CPU time as the kernel counts it, and
+    how to end it with everything it started."""
+
+    proc: asyncio.subprocess.Process
+    groups: UidGroups | None
+    cpu_base: float
+    memory_failures_base: int
+
+    def cpu_used(self) -> float:
+        if self.groups is not None:
+            now = self.groups.cpu_seconds()
+            if now is not None:
+                return now - self.cpu_base
+        return _proc_cpu(self.proc.pid)
+
+    def _kill_tree(self) -> int:
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        return self.groups.kill_all() if self.groups is not None else 0
+
+    async def end(self, wait_task: asyncio.Future[int] | None = None) -> None:
+        """Kill the process group and the cgroup, and wait until every task is reaped."""
+        self._kill_tree()
+        await (wait_task if wait_task is not None else self.proc.wait())
+        for _ in range(200):  # leftovers in the cgroup (daemonised children) die too
+            if not self._kill_tree():
+                break
+            await asyncio.sleep(0.01)
+        if self.groups is not None:
+            await _until_reaped(self.groups)
+
+    def died_of_memory(self) -> bool:
+        """True when the run was killed and its cgroup refused memory meanwhile."""
+        return (
+            self.groups is not None
+            and self.groups.memory_failures() > self.memory_failures_base
+            and self.proc.returncode is not None
+            and self.proc.returncode < 0
+        )
+
+
+@contextlib.asynccontextmanager
+async def walled_process(
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    spec: WallSpec,
+    env: Mapping[str, str],
+    pass_fds: Sequence[int] = (),
+) -> AsyncIterator[WalledProcess]:
+    """Start `argv` under `spec` with its own leased uid and cgroups, pipes on all
+    three streams; the uid is released when the block ends (call `end` first).
+    Raises `WallStartError` when it cannot start."""
+    bases = available_bases() if os.geteuid() == 0 else {}
+    with lease_uid() as uid:
+        groups = UidGroups.create(uid, bases, EXTERNAL_PREFIX) if bases else None
+        if groups is not None:
+            groups.configure(max_tasks=1 + spec.max_processes, memory_bytes=spec.memory_bytes)
+            groups.kill_all()
+        cpu_base = (groups.cpu_seconds() if groups else None) or 0.0
+        memory_failures_base = groups.memory_failures() if groups else 0
+        if os.geteuid() == 0 and spec.drop_uid:
+            _hand_over(spec.writable, uid)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=cwd,
+                env=dict(env),
+                start_new_session=True,
+                pass_fds=tuple(pass_fds),
+                preexec_fn=partial(
+                    enter_walls, spec, uid, tuple(groups.join_paths()) if groups else ()
+                ),
+            )
+        except Exception as exc:  # includes a failed wall
+            raise WallStartError(f"{type(exc).__name__}: {exc}") from exc
+        yield WalledProcess(proc, groups, cpu_base, memory_failures_base)
+
+
+def start_failed(message: str, started: float) -> ExternalRun:
+    return ExternalRun(
+        None, b"", message.encode(), False, 0.0, "start_failed", time.monotonic() - started
+    )
+
+
 async def run_external(
     argv: Sequence[str],
     *,
@@ -247,125 +344,79 @@ async def run_external(
 
     `pass_fds`: descriptors the program inherits (a results channel, say)."""
     started = time.monotonic()
-    bases = available_bases() if os.geteuid() == 0 else {}
-    with lease_uid() as uid:
-        groups = UidGroups.create(uid, bases, EXTERNAL_PREFIX) if bases else None
-        if groups is not None:
-            groups.configure(max_tasks=1 + spec.max_processes, memory_bytes=spec.memory_bytes)
-            groups.kill_all()
-        cpu_base = (groups.cpu_seconds() if groups else None) or 0.0
-        mem_fail_base = groups.memory_failures() if groups else 0
-        if os.geteuid() == 0 and spec.drop_uid:
-            _hand_over(spec.writable, uid)
-        run_env = (
-            dict(env)
-            if env is not None
-            else {
-                "PATH": "/usr/local/bin:/usr/bin:/bin",
-                "HOME": cwd,
-                "LANG": "C.UTF-8",
-            }
-        )
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=cwd,
-                env=run_env,
-                start_new_session=True,
-                pass_fds=tuple(pass_fds),
-                preexec_fn=partial(
-                    enter_walls, spec, uid, tuple(groups.join_paths()) if groups else ()
-                ),
+    run_env = (
+        dict(env)
+        if env is not None
+        else {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": cwd, "LANG": "C.UTF-8"}
+    )
+    try:
+        async with walled_process(
+            argv, cwd=cwd, spec=spec, env=run_env, pass_fds=pass_fds
+        ) as walled:
+            return await _supervise(
+                walled, stdin, started, cpu_seconds, wall_seconds, max_output_bytes
             )
-        except (OSError, ValueError, Exception) as exc:  # includes a failed wall
-            return ExternalRun(
-                None,
-                b"",
-                f"{type(exc).__name__}: {exc}".encode(),
-                False,
-                0.0,
-                "start_failed",
-                time.monotonic() - started,
-            )
-        out_task = asyncio.ensure_future(_drain(proc.stdout, max_output_bytes))
-        err_task = asyncio.ensure_future(_drain(proc.stderr, max_output_bytes))
+    except WallStartError as exc:
+        return start_failed(str(exc), started)
 
-        async def feed() -> None:
-            assert proc.stdin is not None
-            with contextlib.suppress(OSError, ConnectionError):
-                proc.stdin.write(stdin)
-                await proc.stdin.drain()
-            with contextlib.suppress(OSError, ConnectionError):
-                proc.stdin.close()
 
-        feed_task = asyncio.ensure_future(feed())
+async def _supervise(
+    walled: WalledProcess,
+    stdin: bytes,
+    started: float,
+    cpu_seconds: float,
+    wall_seconds: float,
+    max_output_bytes: int,
+) -> ExternalRun:
+    proc = walled.proc
+    out_task = asyncio.ensure_future(_drain(proc.stdout, max_output_bytes))
+    err_task = asyncio.ensure_future(_drain(proc.stderr, max_output_bytes))
 
-        def cpu_used() -> float:
-            if groups is not None:
-                now = groups.cpu_seconds()
-                if now is not None:
-                    return now - cpu_base
-            return _proc_cpu(proc.pid)
+    async def feed() -> None:
+        assert proc.stdin is not None
+        with contextlib.suppress(OSError, ConnectionError):
+            proc.stdin.write(stdin)
+            await proc.stdin.drain()
+        with contextlib.suppress(OSError, ConnectionError):
+            proc.stdin.close()
 
-        reason = "exit"
-        deadline = started + wall_seconds
-        wait_task = asyncio.ensure_future(proc.wait())
-        while not wait_task.done():
-            await asyncio.wait([wait_task], timeout=_POLL_SECONDS)
-            if wait_task.done() or proc.returncode is not None:
-                # exited; what it left running (holding the pipes) dies with the group
-                break
-            if cpu_used() > cpu_seconds:
-                reason = "cpu"
-            elif time.monotonic() > deadline:
-                reason = "wall"
-            else:
-                continue
+    feed_task = asyncio.ensure_future(feed())
+    reason = "exit"
+    deadline = started + wall_seconds
+    wait_task = asyncio.ensure_future(proc.wait())
+    while not wait_task.done():
+        await asyncio.wait([wait_task], timeout=_POLL_SECONDS)
+        if wait_task.done() or proc.returncode is not None:
+            # exited; what it left running (holding the pipes) dies with the group
             break
-
-        def kill_tree() -> int:
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            return groups.kill_all() if groups is not None else 0
-
-        kill_tree()
-        await wait_task
-        for _ in range(200):  # leftovers in the cgroup (daemonised children) die too
-            if not kill_tree():
-                break
-            await asyncio.sleep(0.01)
-        if groups is not None:
-            await _until_reaped(groups)
-        feed_task.cancel()
-        try:
-            (stdout, out_trunc), (stderr, err_trunc) = await asyncio.wait_for(
-                asyncio.gather(out_task, err_task), timeout=2.0
-            )
-        except TimeoutError:
-            # a grandchild outside the group still holds the pipes: give up on them
-            out_task.cancel()
-            err_task.cancel()
-            stdout, out_trunc, stderr, err_trunc = b"", True, b"", True
-        cpu = cpu_used()
-        if (
-            reason == "exit"
-            and groups is not None
-            and groups.memory_failures() > mem_fail_base
-            and proc.returncode is not None
-            and proc.returncode < 0
-        ):
-            reason = "memory"
-        return ExternalRun(
-            returncode=proc.returncode,
-            stdout=stdout,
-            stderr=stderr,
-            timed_out=reason in ("cpu", "wall"),
-            cpu_seconds=cpu,
-            reason=reason,
-            wall_seconds=time.monotonic() - started,
-            stdout_truncated=out_trunc,
-            stderr_truncated=err_trunc,
+        if walled.cpu_used() > cpu_seconds:
+            reason = "cpu"
+        elif time.monotonic() > deadline:
+            reason = "wall"
+        else:
+            continue
+        break
+    await walled.end(wait_task)
+    feed_task.cancel()
+    try:
+        (stdout, out_trunc), (stderr, err_trunc) = await asyncio.wait_for(
+            asyncio.gather(out_task, err_task), timeout=2.0
         )
+    except TimeoutError:
+        # a grandchild outside the group still holds the pipes: give up on them
+        out_task.cancel()
+        err_task.cancel()
+        stdout, out_trunc, stderr, err_trunc = b"", True, b"", True
+    if reason == "exit" and walled.died_of_memory():
+        reason = "memory"
+    return ExternalRun(
+        returncode=proc.returncode,
+        stdout=stdout,
+        stderr=stderr,
+        timed_out=reason in ("cpu", "wall"),
+        cpu_seconds=walled.cpu_used(),
+        reason=reason,
+        wall_seconds=time.monotonic() - started,
+        stdout_truncated=out_trunc,
+        stderr_truncated=err_trunc,
+    )

@@ -19,25 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 import msgspec
 
 from cogolf.games.golf.runners.walled import ExternalRun, WallSpec
-from cogolf.sandbox.cgroups import UidGroups, available_bases
-from cogolf.sandbox.walls import (
-    EXTERNAL_PREFIX,
-    _hand_over,
-    _proc_cpu,
-    _until_reaped,
-    enter_walls,
-    lease_uid,
-)
+from cogolf.sandbox.walls import WalledProcess, WallStartError, start_failed, walled_process
 
 SLACK_SECONDS = 0.25  # past the per-test limit before the parent kills (the child's timer first)
 POLL_SECONDS = 0.01
@@ -110,147 +99,129 @@ async def run_paced(
     each of `calls` once the previous one reported. `cpu_seconds` and `wall_seconds`
     bound the whole run, `per_test_seconds` (+ slack) each test."""
     started = time.monotonic()
-    bases = available_bases() if os.geteuid() == 0 else {}
-    with lease_uid() as uid:
-        groups = UidGroups.create(uid, bases, EXTERNAL_PREFIX) if bases else None
-        if groups is not None:
-            groups.configure(max_tasks=1 + spec.max_processes, memory_bytes=spec.memory_bytes)
-            groups.kill_all()
-        cpu_base = (groups.cpu_seconds() if groups else None) or 0.0
-        mem_fail_base = groups.memory_failures() if groups else 0
-        if os.geteuid() == 0 and spec.drop_uid:
-            _hand_over(spec.writable, uid)
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=cwd,
-                env=dict(env),
-                start_new_session=True,
-                preexec_fn=partial(
-                    enter_walls, spec, uid, tuple(groups.join_paths()) if groups else ()
-                ),
+    try:
+        async with walled_process(argv, cwd=cwd, spec=spec, env=env) as walled:
+            return await _pace(
+                walled,
+                header,
+                calls,
+                token,
+                started,
+                per_test_seconds,
+                cpu_seconds,
+                wall_seconds,
+                max_output_bytes,
             )
-        except Exception as exc:  # includes a failed wall
-            failed = ExternalRun(None, b"", f"{type(exc).__name__}: {exc}".encode(), False, 0.0,
-                                 "start_failed", time.monotonic() - started)
-            return PacedRun(failed, None)
+    except WallStartError as exc:
+        return PacedRun(start_failed(str(exc), started), None)
 
-        def cpu_used() -> float:
-            if groups is not None:
-                now = groups.cpu_seconds()
-                if now is not None:
-                    return now - cpu_base
-            return _proc_cpu(proc.pid)
 
-        reports = _Reports(token, max_output_bytes)
-        assert proc.stdout is not None and proc.stderr is not None and proc.stdin is not None
+async def _pace(
+    walled: WalledProcess,
+    header: bytes,
+    calls: Sequence[bytes],
+    token: str,
+    started: float,
+    per_test_seconds: float,
+    cpu_seconds: float,
+    wall_seconds: float,
+    max_output_bytes: int,
+) -> PacedRun:
+    proc = walled.proc
+    cpu_used = walled.cpu_used
+    reports = _Reports(token, max_output_bytes)
+    assert proc.stdout is not None and proc.stderr is not None and proc.stdin is not None
 
-        async def read_out() -> None:
-            assert proc.stdout is not None
-            while chunk := await proc.stdout.read(1 << 16):
-                reports.feed(chunk)
-            reports.changed.set()
+    async def read_out() -> None:
+        assert proc.stdout is not None
+        while chunk := await proc.stdout.read(1 << 16):
+            reports.feed(chunk)
+        reports.changed.set()
 
-        async def read_err() -> tuple[bytes, bool]:
-            assert proc.stderr is not None
-            kept, truncated = bytearray(), False
-            while chunk := await proc.stderr.read(1 << 16):
-                room = max_output_bytes - len(kept)
-                truncated = truncated or len(chunk) > room
-                kept += chunk[: max(room, 0)]
-            return bytes(kept), truncated
+    async def read_err() -> tuple[bytes, bool]:
+        assert proc.stderr is not None
+        kept, truncated = bytearray(), False
+        while chunk := await proc.stderr.read(1 << 16):
+            room = max_output_bytes - len(kept)
+            truncated = truncated or len(chunk) > room
+            kept += chunk[: max(room, 0)]
+        return bytes(kept), truncated
 
-        out_task = asyncio.ensure_future(read_out())
-        err_task = asyncio.ensure_future(read_err())
-        wait_task = asyncio.ensure_future(proc.wait())
-        deadline = started + wall_seconds
+    out_task = asyncio.ensure_future(read_out())
+    err_task = asyncio.ensure_future(read_err())
+    wait_task = asyncio.ensure_future(proc.wait())
+    deadline = started + wall_seconds
 
-        async def send(data: bytes) -> bool:
-            """False when the child is gone or has not taken the bytes by the deadline."""
-            try:
-                proc.stdin.write(data)  # type: ignore[union-attr]
-                await asyncio.wait_for(
-                    proc.stdin.drain(),  # type: ignore[union-attr]
-                    max(0.0, deadline - time.monotonic()),
-                )
-            except (OSError, ConnectionError, TimeoutError):
-                return False
-            return True
-
-        async def until(done: object, test_cpu_base: float | None) -> str | None:
-            """Wait until `done()` or the process ends; the reason a limit was hit, if one."""
-            while not done() and not wait_task.done():  # type: ignore[operator]
-                reports.changed.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(reports.changed.wait(), POLL_SECONDS)
-                used = cpu_used()
-                if test_cpu_base is not None and used - test_cpu_base > (
-                    per_test_seconds + SLACK_SECONDS
-                ):
-                    return "test_cpu"
-                if used > cpu_seconds:
-                    return "cpu"
-                if time.monotonic() > deadline:
-                    return "wall"
-            return None
-
-        reason = "exit"
-        killed_at: int | None = None
-        if await send(header):
-            hit = await until(lambda: reports.loaded is not None, None)
-            if hit is None and reports.loaded == "ok":
-                for i, call in enumerate(calls):
-                    reports.waiting_for = i
-                    base = cpu_used()
-                    if not await send(call):
-                        break
-                    hit = await until(lambda i=i: i in reports.reported, base)
-                    if hit is not None or i not in reports.reported:
-                        break
-            if hit == "test_cpu":
-                reason, killed_at = "cpu", reports.waiting_for
-            elif hit is not None:
-                reason = hit
-            with contextlib.suppress(OSError, ConnectionError):
-                proc.stdin.close()
-            if hit is None:
-                hit = await until(lambda: False, None)  # let it exit after its last test
-                reason = hit or reason
-
-        def kill_tree() -> int:
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            return groups.kill_all() if groups is not None else 0
-
-        kill_tree()
-        await wait_task
-        for _ in range(200):  # leftovers in the cgroup die too
-            if not kill_tree():
-                break
-            await asyncio.sleep(0.01)
-        if groups is not None:
-            await _until_reaped(groups)
+    async def send(data: bytes) -> bool:
+        """False when the child is gone or has not taken the bytes by the deadline."""
         try:
-            await asyncio.wait_for(out_task, timeout=2.0)
-            stderr, err_trunc = await asyncio.wait_for(err_task, timeout=2.0)
-        except TimeoutError:
-            out_task.cancel()
-            err_task.cancel()
-            stderr, err_trunc = b"", True
-        if (reason == "exit" and groups is not None and groups.memory_failures() > mem_fail_base
-                and proc.returncode is not None and proc.returncode < 0):
-            reason = "memory"
-        run = ExternalRun(
-            returncode=proc.returncode,
-            stdout=b"\n".join(reports.kept) + b"\n",
-            stderr=stderr,
-            timed_out=reason in ("cpu", "wall"),
-            cpu_seconds=cpu_used(),
-            reason=reason,
-            wall_seconds=time.monotonic() - started,
-            stderr_truncated=err_trunc,
-        )
-        return PacedRun(run, killed_at)
+            proc.stdin.write(data)  # type: ignore[union-attr]
+            await asyncio.wait_for(
+                proc.stdin.drain(),  # type: ignore[union-attr]
+                max(0.0, deadline - time.monotonic()),
+            )
+        except (OSError, ConnectionError, TimeoutError):
+            return False
+        return True
+
+    async def until(done: object, test_cpu_base: float | None) -> str | None:
+        """Wait until `done()` or the process ends; the reason a limit was hit, if one."""
+        while not done() and not wait_task.done():  # type: ignore[operator]
+            reports.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(reports.changed.wait(), POLL_SECONDS)
+            used = cpu_used()
+            if test_cpu_base is not None and used - test_cpu_base > (
+                per_test_seconds + SLACK_SECONDS
+            ):
+                return "test_cpu"
+            if used > cpu_seconds:
+                return "cpu"
+            if time.monotonic() > deadline:
+                return "wall"
+        return None
+
+    reason = "exit"
+    killed_at: int | None = None
+    if await send(header):
+        hit = await until(lambda: reports.loaded is not None, None)
+        if hit is None and reports.loaded == "ok":
+            for i, call in enumerate(calls):
+                reports.waiting_for = i
+                base = cpu_used()
+                if not await send(call):
+                    break
+                hit = await until(lambda i=i: i in reports.reported, base)
+                if hit is not None or i not in reports.reported:
+                    break
+        if hit == "test_cpu":
+            reason, killed_at = "cpu", reports.waiting_for
+        elif hit is not None:
+            reason = hit
+        with contextlib.suppress(OSError, ConnectionError):
+            proc.stdin.close()
+        if hit is None:
+            hit = await until(lambda: False, None)  # let it exit after its last test
+            reason = hit or reason
+
+    await walled.end(wait_task)
+    try:
+        await asyncio.wait_for(out_task, timeout=2.0)
+        stderr, err_trunc = await asyncio.wait_for(err_task, timeout=2.0)
+    except TimeoutError:
+        out_task.cancel()
+        err_task.cancel()
+        stderr, err_trunc = b"", True
+    if reason == "exit" and walled.died_of_memory():
+        reason = "memory"
+    run = ExternalRun(
+        returncode=proc.returncode,
+        stdout=b"\n".join(reports.kept) + b"\n",
+        stderr=stderr,
+        timed_out=reason in ("cpu", "wall"),
+        cpu_seconds=cpu_used(),
+        reason=reason,
+        wall_seconds=time.monotonic() - started,
+        stderr_truncated=err_trunc,
+    )
+    return PacedRun(run, killed_at)
