@@ -8,7 +8,6 @@ import asyncio
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from cogolf.evaluation.walled import Walls, run_evaluator, walls_available
 from cogolf.games.project.attempt import run_attempt
 from cogolf.games.project.scoring import AttemptStatus
 from cogolf.games.project.task import TaskError, load_task, parse_task
+from tests.games.project.cli import project_attempt
 from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[3]
@@ -188,25 +188,7 @@ def test_the_evaluator_serves_no_file_outside_the_candidates_sources() -> None:
 
 def _cli_attempt(tmp_path: Path, task: Path, changes: Path) -> dict[str, Any]:
     out = tmp_path / "result.json"
-    done = subprocess.run(
-        [
-            str(COGOLF),
-            "project",
-            "attempt",
-            str(task),
-            str(changes),
-            "--entrant",
-            "ci",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(out.read_text())
+    return project_attempt(task, changes, out, entrant="ci", timeout=900).result
 
 
 @pytest.mark.slow

@@ -8,9 +8,9 @@ evaluator's source into the result.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.games.project.cli import project_attempt
 
 REPO = Path(__file__).resolve().parents[3]
 DEMO = REPO / "references" / "projects" / "csv_importer"
@@ -19,30 +19,8 @@ EVALUATOR = DEMO / "evaluator"
 
 
 def attempt_cli(changes: Path, out: Path) -> tuple[dict[str, object], str]:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "cogolf",
-            "project",
-            "attempt",
-            str(DEMO),
-            str(changes),
-            "--entrant",
-            "mallory",
-            "--attempt",
-            "1",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(out.read_text()), out.read_text() + done.stdout
+    run = project_attempt(DEMO, changes, out, entrant="mallory", attempt=1, timeout=300)
+    return run.result, out.read_text() + run.stdout
 
 
 def naive_with(tmp_path: Path, prelude: str) -> Path:
@@ -164,30 +142,7 @@ def run_go(task_dir: Path, tmp_path: Path) -> dict[str, object]:
     changes.mkdir(exist_ok=True)
     (changes / "fixed.txt").write_text("yes\n")
     out = tmp_path / "r.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "cogolf",
-            "project",
-            "attempt",
-            str(task_dir),
-            str(changes),
-            "--entrant",
-            "mallory",
-            "--attempt",
-            "1",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(out.read_text())
+    return project_attempt(task_dir, changes, out, entrant="mallory", attempt=1, timeout=120).result
 
 
 def test_other_stacks_write_their_report_in_place(tmp_path: Path) -> None:

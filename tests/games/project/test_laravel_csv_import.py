@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from cogolf.games.project.task import load_task
+from tests.games.project.cli import project_attempt
 from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[3]
@@ -34,29 +33,7 @@ needs_php = needs(
 
 
 def cli_attempt(task_dir: Path, changes: Path, out: Path) -> dict[str, object]:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "cogolf",
-            "project",
-            "attempt",
-            str(task_dir),
-            str(changes),
-            "--entrant",
-            "tester",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    data = json.loads(out.read_text(encoding="utf-8"))
-    assert data == json.loads(done.stdout)
-    return data
+    return project_attempt(task_dir, changes, out).result
 
 
 def overlay(tmp_path: Path, name: str, base: Path, edits: dict[Path, tuple[str, str]]) -> Path:

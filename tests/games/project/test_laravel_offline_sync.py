@@ -8,13 +8,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.games.project.cli import project_attempt
 from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[3]
@@ -32,28 +31,7 @@ needs_php = needs(
 
 
 def run_cli(task_dir: Path, changes: Path, out: Path) -> dict[str, Any]:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "cogolf",
-            "project",
-            "attempt",
-            str(task_dir),
-            str(changes),
-            "--entrant",
-            "e",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(out.read_text())
+    return project_attempt(task_dir, changes, out, entrant="e", timeout=300).result
 
 
 def overlay_with(tmp_path: Path, source: Path, old: str = "", new: str = "") -> Path:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +13,7 @@ import pytest
 
 from cogolf.games.project.gocache import warm_cache
 from cogolf.games.project.task import load_task
+from tests.games.project.cli import project_attempt
 from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[3]
@@ -29,15 +28,7 @@ pytestmark = [
 
 
 def attempt(task: Path, changes: Path, tmp_path: Path, timeout: float = 600) -> dict[str, Any]:
-    out = tmp_path / "result.json"
-    done = subprocess.run(
-        [sys.executable, "-m", "cogolf", "project", "attempt", str(task), str(changes),
-         "--entrant", "tester", "--out", str(out)],
-        capture_output=True, text=True, cwd=REPO, timeout=timeout, check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    data: dict[str, Any] = json.loads(out.read_text())
-    return data
+    return project_attempt(task, changes, tmp_path / "result.json", timeout=timeout).result
 
 
 def test_task_has_19_groups_one_floor() -> None:
