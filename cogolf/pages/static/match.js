@@ -72,6 +72,8 @@ function watch(matchId) {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const socket = new WebSocket(scheme + "//" + location.host + "/matches/" + encodeURIComponent(matchId) + "/watch");
   let ended = false;
+  // whatever happened between this page's rendering and the feed's start
+  socket.addEventListener("open", () => { if (pending === null) pending = setTimeout(redraw, 50); });
   socket.addEventListener("message", (message) => {
     let doc;
     try { doc = JSON.parse(message.data); } catch { return; }
