@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,8 +19,8 @@ from typing import Any
 
 import jinja2
 
-from cogolf.pages.cogolf_view import SpecLookup
-from cogolf.pages.view import MatchView, view_from_file
+from cogolf.deck import Deck, PublicDeck
+from cogolf.pages.view import MatchView, deck_specs, view_from_file
 
 # Served with every page: scripts and styles only from this server, no inline
 # handler or script, no frames, no forms, nothing fetched from elsewhere
@@ -41,12 +42,14 @@ ENV = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-_PAGE_DEFAULTS: dict[str, Any] = {
-    "csp_meta": "",
-    "inline_css": "",
-    "inline_js": "",
-    "standalone": False,
-}
+# What `base.html` reads, for a page served by `cogolf serve`; `standalone_page` overrides.
+ENV.globals.update(
+    csp_meta="",  # the policy of a stand-alone file (a served page gets it as a header)
+    inline_css="",
+    inline_scripts=[],
+    scripts=[],  # script modules under /static to load
+    standalone=False,
+)
 
 
 def static_dir() -> Path:
@@ -55,6 +58,32 @@ def static_dir() -> Path:
 
 def _static(name: str) -> str:
     return (static_dir() / name).read_text(encoding="utf-8")
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def render_page(template: str, *, scripts: Sequence[str] = (), **context: Any) -> str:
+    """A page as `cogolf serve` serves it: style and `scripts` (names under
+    `static/`) loaded from /static, the policy sent as a header (`PAGE_HEADERS`)."""
+    return ENV.get_template(template).render(scripts=list(scripts), **context)
+
+
+def standalone_page(template: str, *, scripts: Sequence[str] = (), **context: Any) -> str:
+    """The same page as one file that opens without a server: the stylesheet and the
+    `scripts` inline, allowed by their hashes in a `<meta>` policy that still forbids
+    anything else inline or from elsewhere."""
+    css = _static("style.css")
+    inline = [_static(name) for name in scripts]
+    script_src = " ".join(_sha256(js) for js in inline) or "'none'"
+    csp = (
+        f"default-src 'none'; script-src {script_src}; style-src {_sha256(css)}; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    return ENV.get_template(template).render(
+        csp_meta=csp, inline_css=css, inline_scripts=inline, standalone=True, **context
+    )
 
 
 @dataclass
@@ -76,39 +105,25 @@ def page_title(view: MatchView) -> str:
 
 
 def render_match(view: MatchView, *, live: bool = False) -> str:
-    """The match page as `cogolf serve` serves it (scripts and styles from /static)."""
-    return ENV.get_template("match.html").render(
-        **_PAGE_DEFAULTS, view=view, live=live, page_title=page_title(view)
+    """The match page as `cogolf serve` serves it."""
+    return render_page(
+        "match.html", scripts=["match.js"], view=view, live=live, page_title=page_title(view)
     )
-
-
-def _sha256(text: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
 def render_standalone(view: MatchView) -> str:
-    """The same match page as one file: style and script inline, allowed by their
-    hashes, so the policy still forbids anything else inline or from outside."""
-    css, js = _static("style.css"), _static("match.js")
-    csp = (
-        f"default-src 'none'; script-src {_sha256(js)}; style-src {_sha256(css)}; "
-        "img-src data:; base-uri 'none'; form-action 'none'"
-    )
-    return ENV.get_template("match.html").render(
-        view=view,
-        live=False,
-        page_title=page_title(view),
-        csp_meta=csp,
-        inline_css=css,
-        inline_js=js,
-        standalone=True,
+    """The match page as one self-contained file (`cogolf replay FILE --html`)."""
+    return standalone_page(
+        "match.html", scripts=["match.js"], view=view, live=False, page_title=page_title(view)
     )
 
 
-def standalone_from_file(path: Path, specs: SpecLookup | None = None) -> str:
-    """A journal file's stand-alone match page (raises `PageError` naming the line)."""
-    return render_standalone(view_from_file(path, specs=specs))
+def standalone_from_file(path: Path, deck: Deck | PublicDeck | None = None) -> str:
+    """A journal file's self-contained match page; `deck` supplies a Cogolf match's
+    spec texts. Raises `PageError` naming the file and line of a journal it cannot show."""
+    return render_standalone(view_from_file(path, specs=deck_specs(deck)))
 
 
-def render_index(live: list[MatchRow], finished: list[MatchRow]) -> str:
-    return ENV.get_template("index.html").render(**_PAGE_DEFAULTS, live=live, finished=finished)
+def render_index(live: list[MatchRow], finished: list[MatchRow], **context: Any) -> str:
+    """`/`; `context` reaches the template (for more sections, e.g. league nights)."""
+    return render_page("index.html", scripts=["index.js"], live=live, finished=finished, **context)

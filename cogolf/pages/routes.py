@@ -10,6 +10,7 @@ for HTML (`Accept: text/html`), so the API is unchanged.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from markupsafe import escape
@@ -64,25 +65,23 @@ def match_rows(docs: Iterable[dict[str, Any]]) -> tuple[list[MatchRow], list[Mat
     return [_row(d) for d in live], [_row(d) for d in ended[:RECENT]]
 
 
-def match_page_body(hosted: HostedGame, seen: View, decks: dict[str, Any]) -> str:
-    """The page of one hosted match, as `seen` may see it (runs off the event loop)."""
+def match_page_body(
+    path: Path, seen: View, snapshot: dict[str, Any], status: str, decks: dict[str, Any]
+) -> str:
+    """The page of one hosted match from its journal, as `seen` may see it (off the event
+    loop); the spectators' snapshot stands in for a journal not yet written."""
     try:
-        data = hosted.replay_path.read_bytes()
-    except OSError:
-        data = b""
-    records: list[dict[str, Any]] = []
-    if data:
-        try:
-            records = disclosed(decode_lines(data, hosted.match_id), full=seen.full)
-        except PageError:
-            records = []
+        records = disclosed(decode_lines(path.read_bytes(), path.name), full=seen.full)
+    except (OSError, PageError):
+        records = []
     head = records[0] if records else {}
     deck = decks.get(head.get("deck_name")) if isinstance(head.get("deck_name"), str) else None
-    snapshot = None if records else seen.snapshot(hosted.snapshot())
-    view = build_view(records, specs=deck_specs(deck), snapshot=snapshot, status=hosted.status)
+    view = build_view(
+        records, specs=deck_specs(deck), snapshot=None if records else snapshot, status=status
+    )
     if view is None:
-        raise PageError(f"{hosted.match_id}: no journal yet")
-    return render_match(view, live=hosted.status not in ENDED)
+        raise PageError("this match has no journal yet")
+    return render_match(view, live=status not in ENDED)
 
 
 def page_routes(matches: Callable[[], Iterable[HostedGame]], view_of: ViewOf) -> list[BaseRoute]:
@@ -102,8 +101,12 @@ async def match_page(
 ) -> Response:
     if hosted is None:
         return html("<!doctype html><title>Not found</title><p>No such match.</p>", 404)
+    seen = view_of(hosted, request)
+    snapshot = seen.snapshot(hosted.snapshot())  # on the loop: the match's state is its own
     try:
-        body = await run_in_threadpool(match_page_body, hosted, view_of(hosted, request), decks)
+        body = await run_in_threadpool(
+            match_page_body, hosted.replay_path, seen, snapshot, hosted.status, decks
+        )
     except PageError as exc:
         return html(f"<!doctype html><title>Not ready</title><p>{escape(str(exc))}</p>", 503)
     return html(body)
