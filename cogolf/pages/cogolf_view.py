@@ -21,6 +21,7 @@ from cogolf.pages.fields import (
     as_str,
     pair,
     value_text,
+    visible,
 )
 
 SpecLookup = Callable[[str], dict[str, Any] | None]  # a spec key -> its public spec document
@@ -197,7 +198,7 @@ def _shot(rec: dict[str, Any]) -> Shot:
         legal=rec.get("legal") is True,
         legal_reason=as_str(rec, "legal_reason", limit=60),
         outcome=outcome if outcome in ("held", "breach", "illegal") else "illegal",
-        observed=as_str(rec, "observed", limit=2000),
+        observed=visible(as_str(rec, "observed", limit=2000)),
     )
 
 

@@ -34,7 +34,8 @@ GOLF_COLUMNS = (
 
 
 def _cut(text: str, width: int = CELL) -> str:
-    text = " ".join(text.split())
+    # one line per row; spaces inside a value are kept (they may be what differs)
+    text = text.replace("\r", " ").replace("\n", " ")
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -42,7 +43,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "
     """Aligned columns, each as wide as its header or its widest cell; values are cut to
     CELL characters except in the last column, which nothing follows."""
     last = len(headers) - 1
-    cells = [[c if i == last else _cut(c) for i, c in enumerate(row)] for row in rows]
+    cells = [[_cut(c, 10**6 if i == last else CELL) for i, c in enumerate(row)] for row in rows]
     widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
 
     def line(values: Sequence[str]) -> str:

@@ -5,6 +5,7 @@ instead of raising, and every value shown is bounded text."""
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 from cogolf.text import clean
@@ -47,11 +48,35 @@ def pair(doc: Any, key: str) -> list[int]:
     return [0, 0]
 
 
+# Characters that draw nothing or look like a plain space: format characters
+# (zero-width joiners, direction marks), blanks other than U+0020, unassigned and
+# private-use code points, and the fillers that render empty.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Zs", "Zl", "Zp"})
+_FILLERS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
+
+
+def _shown(c: str) -> str:
+    if c == " " or (c.isascii() and c.isprintable()):
+        return c
+    if unicodedata.category(c) in _HIDDEN_CATEGORIES or c in _FILLERS:
+        code = ord(c)
+        return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return c
+
+
+def visible(text: str) -> str:
+    """`text` with every invisible or non-space blank character written as an escape,
+    so that two values that differ only there (a no-break or an em space, a zero-width
+    joiner) never look the same on a page."""
+    return text if text.isascii() else "".join(map(_shown, text))
+
+
 def value_text(value: Any, limit: int = VALUE_CHARS) -> str:
-    """A test value as compact JSON, cut to `limit` characters (with an ellipsis)."""
+    """A test value as compact JSON with invisible characters escaped (`visible`), cut to
+    `limit` characters (with an ellipsis)."""
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (ValueError, TypeError, RecursionError):
         text = repr(value)
-    text = clean(text)
+    text = visible(clean(text))
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cogolf.pages.fields import as_dict, as_float, as_int, as_list, as_str
+from cogolf.pages.fields import as_dict, as_float, as_int, as_list, as_str, visible
 
 
 @dataclass
@@ -157,7 +157,7 @@ class GolfBuilder:
                 passed=t.get("passed") is True,
                 status=as_str(t, "status", limit=60),
                 detail=as_str(t, "detail", limit=2000),
-                got=as_str(t, "got", limit=2000),
+                got=visible(as_str(t, "got", limit=2000)),
             )
             for t in as_list(res, "tests")
             if isinstance(t, dict) and as_str(t, "name").startswith("public-")

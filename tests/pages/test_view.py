@@ -89,3 +89,26 @@ def test_a_journal_nesting_too_deep_is_refused_naming_its_line(tmp_path: Path) -
     )
     view = build_view(recs)
     assert view is not None and view.holes[0].plays[0].shots[0].args.startswith("[[[[")
+
+
+def test_values_that_differ_only_in_invisible_characters_never_look_the_same() -> None:
+    recs = [
+        {"kind": "header", "match_id": "m-1", "aliases": ["Ash", "Basil"], "config": {"holes": 1}},
+        {"kind": "hole_start", "hole": 1, "spec_key": "k"},
+        {"kind": "submission", "hole": 1, "slot": 0, "impl": "x"},
+        {"kind": "test_verdict", "hole": 1, "slot": 0, "idx": 0, "name": "em space",
+         "args": ["k\u2003l"], "expect": "k\u2003l", "legal": True, "legal_reason": "ok",
+         "outcome": "breach", "observed": '"k l"'},
+        {"kind": "test_verdict", "hole": 1, "slot": 0, "idx": 1, "name": "two spaces",
+         "args": ["a  b"], "expect": "a  b", "legal": True, "legal_reason": "ok",
+         "outcome": "breach", "observed": '"a b"'},
+        {"kind": "hole_score", "hole": 1, "score": [2, -2], "cumulative": [2, -2]},
+    ]  # fmt: skip
+    view = build_view(recs)
+    assert view is not None
+    shots = view.holes[0].plays[0].shots  # type: ignore[union-attr]
+    assert (shots[0].expect, shots[0].observed) == ('"k\\u2003l"', '"k l"')
+    page = render_match(view)
+    assert "<code>&#34;k\\u2003l&#34;</code>" in page and "<code>&#34;a  b&#34;</code>" in page
+    text = explain(view)
+    assert '"a  b"' in text and '"k\\u2003l"' in text
