@@ -157,6 +157,8 @@ def test_a_finished_match_steps_with_the_keyboard(
         assert visible_hole(w.page) == [2]
         w.page.click('#match a.tl[data-hole="1"]')
         assert visible_hole(w.page) == [1]
+        w.page.click("#hole-1 .hole-nav a.next")  # the link under a hole, for a phone
+        assert visible_hole(w.page) == [2]
         w.assert_clean()
     finally:
         w.close()

@@ -18,8 +18,9 @@ function show(n, push) {
   for (const tile of document.querySelectorAll("#match .tl")) {
     tile.classList.toggle("current", Number(tile.dataset.hole) === n);
   }
-  if (push && location.protocol !== "file:") history.replaceState(null, "", "#hole-" + n);
-  else if (push) location.hash = "hole-" + n;
+  if (push) {
+    try { history.replaceState(null, "", "#hole-" + n); } catch { /* some file: pages refuse */ }
+  }
 }
 
 function bind() {
@@ -30,6 +31,14 @@ function bind() {
     tile.addEventListener("click", (event) => {
       event.preventDefault();
       show(Number(tile.dataset.hole), true);
+    });
+  }
+  // the links under a hole: the next hole is read from its top
+  for (const link of el.querySelectorAll(".hole-nav a.step")) {
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      show(Number(link.dataset.hole), true);
+      document.getElementById("hole-" + current)?.scrollIntoView({ block: "start" });
     });
   }
 }
