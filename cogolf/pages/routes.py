@@ -84,11 +84,23 @@ def match_page_body(
     return render_match(view, live=status not in ENDED)
 
 
+# More of `/`: each function returns template variables for the index (e.g. league
+# nights for `nights_index.html`); it runs off the event loop.
+INDEX_CONTEXT: list[Callable[[], dict[str, Any]]] = []
+
+
+def _index(live: list[MatchRow], finished: list[MatchRow]) -> str:
+    extra: dict[str, Any] = {}
+    for more in INDEX_CONTEXT:
+        extra.update(more())
+    return render_index(live, finished, **extra)
+
+
 def page_routes(matches: Callable[[], Iterable[HostedGame]], view_of: ViewOf) -> list[BaseRoute]:
     async def index(request: Request) -> Response:
         docs = [view_of(h, request).status(h.status_doc()) for h in matches()]
         live, finished = match_rows(docs)
-        return html(await run_in_threadpool(render_index, live, finished))
+        return html(await run_in_threadpool(_index, live, finished))
 
     return [
         Route("/", index),
