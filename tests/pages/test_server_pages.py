@@ -38,6 +38,7 @@ def test_the_api_answers_json_and_a_browser_gets_the_page(served: Served, finish
     index = httpx.get(f"{served.url}/", headers=BROWSER, timeout=10)
     assert index.headers["content-security-policy"] == CSP
     assert f'href="/matches/{match_id}"' in index.text
+    assert PAYLOAD in index.text and "<img src=x" not in index.text
     assert httpx.get(f"{served.url}/matches", timeout=10).json()  # the list stays JSON
     style = httpx.get(f"{served.url}/static/style.css", timeout=10)
     assert style.status_code == 200 and style.headers["content-type"].startswith("text/css")
