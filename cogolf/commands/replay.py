@@ -21,13 +21,16 @@ from cogolf.verify import VerifyError, VerifyReport, verify_file
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "replay",
-        help="print a replay's scorecard; --verify re-derives the whole file",
+        help="print a replay's scorecard; --verify re-proves it, --explain and --html show it",
         description=(
             "Print the scorecard of a replay. With --verify, re-derive the whole file from "
             "its inputs (header, config, submissions), re-resolving every hole through the "
             "sandbox, and require every line to be exactly what the match would have "
             "written (wall-clock fields aside). Exit 1 naming the first line that differs; "
-            "exit 2 for a file that is not a readable journal."
+            "exit 2 for a file that is not a readable journal. --explain tells each hole "
+            "(test verdicts and reasons, shots with expected vs returned, par cases failed, "
+            "fallbacks); --html OUT writes the match page as one file. A golf journal is "
+            "printed as its explanation (it has no other scorecard)."
         ),
     )
     p.add_argument("file", type=Path, metavar="FILE")
@@ -84,7 +87,14 @@ def run(args: argparse.Namespace) -> int:
     if pages and args.verify:
         print("cogolf: --verify cannot be combined with --explain or --html", file=sys.stderr)
         return 2
-    if pages and journal_game(args.file) == "golf":
+    if journal_game(args.file) == "golf":
+        if args.verify:
+            print(
+                f"cogolf: {args.file} is a golf journal; --verify re-proves Cogolf journals",
+                file=sys.stderr,
+            )
+            return 2
+        args.explain = args.explain or args.html is None  # golf's scorecard is its explanation
         return _pages(args, cogolf=False)
     try:
         replay = read_replay(args.file)

@@ -137,6 +137,10 @@ def test_golf_replay_explains_bytes_tests_and_private_counts(
     assert f"finished (complete): {result['score']:g} strokes" in text
     page = (tmp_path / "golf.html").read_text()
     assert "private 9/9 passed" in page and "&lt;/script&gt;" in page
+    plain = cogolf("replay", golf["path"])  # golf has no other scorecard
+    assert plain.returncode == 0 and plain.stdout == text
+    verify = cogolf("replay", golf["path"], "--verify")
+    assert verify.returncode == 2 and "is a golf journal" in verify.stderr
 
 
 def test_play_explain_prints_the_explanation_after_the_scorecard(tmp_path: Path) -> None:
