@@ -20,6 +20,7 @@ from typing import Any
 import jinja2
 
 from cogolf.deck import Deck, PublicDeck
+from cogolf.pages.golf_view import GolfMatch
 from cogolf.pages.view import MatchView, deck_specs, view_from_file
 
 # Served with every page: scripts and styles only from this server, no inline
@@ -99,7 +100,7 @@ class MatchRow:
 
 
 def page_title(view: MatchView) -> str:
-    if view.game == "golf":
+    if isinstance(view, GolfMatch):
         return f"golf {view.course}: {view.match_id}"
     return f"{view.aliases[0]} v {view.aliases[1]}: {view.match_id}"
 

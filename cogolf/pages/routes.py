@@ -58,7 +58,8 @@ def _row(doc: dict[str, Any]) -> MatchRow:
 
 def match_rows(docs: Iterable[dict[str, Any]]) -> tuple[list[MatchRow], list[MatchRow]]:
     """Live matches, then the most recent finished ones, from `GET /matches` documents."""
-    live, ended = [], []
+    live: list[dict[str, Any]] = []
+    ended: list[dict[str, Any]] = []
     for doc in docs:
         (ended if doc.get("status") in ENDED else live).append(doc)
     ended.sort(key=lambda d: as_float(d, "created_at"), reverse=True)
@@ -74,8 +75,8 @@ def match_page_body(
         records = disclosed(decode_lines(path.read_bytes(), path.name), full=seen.full)
     except (OSError, PageError):
         records = []
-    head = records[0] if records else {}
-    deck = decks.get(head.get("deck_name")) if isinstance(head.get("deck_name"), str) else None
+    deck_name = records[0].get("deck_name") if records else None
+    deck = decks.get(deck_name) if isinstance(deck_name, str) else None
     view = build_view(
         records, specs=deck_specs(deck), snapshot=None if records else snapshot, status=status
     )
