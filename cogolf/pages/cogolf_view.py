@@ -19,6 +19,7 @@ from cogolf.pages.fields import (
     as_int,
     as_list,
     as_str,
+    holes_count,
     pair,
     value_text,
     visible,
@@ -208,6 +209,7 @@ class CogolfBuilder:
     def __init__(self, specs: SpecLookup | None = None) -> None:
         self.specs = specs
         self.match: CogolfMatch | None = None
+        self._names: list[str] | None = None  # kept aside: shown only once the match has ended
 
     def header(self, rec: dict[str, Any]) -> None:
         aliases = as_list(rec, "aliases")
@@ -216,10 +218,9 @@ class CogolfBuilder:
             match_id=as_str(rec, "match_id", limit=200),
             aliases=[clean_alias(a, i) for i, a in enumerate(([*aliases, "", ""])[:2])],
             names=None,
-            holes_total=as_int(config, "holes") or len(as_list(rec, "holes")),
+            holes_total=holes_count(as_int(config, "holes") or len(as_list(rec, "holes"))),
             deck=f"{as_str(rec, 'deck_name', limit=100)} {as_str(rec, 'deck_version', limit=40)}",
         )
-        # kept aside: shown only once the match has ended
         names = as_list(rec, "names")
         self._names = (
             [clean_alias(n, i) for i, n in enumerate(([*names, "", ""])[:2])] if names else None
@@ -324,7 +325,7 @@ class CogolfBuilder:
         names = as_list(rec, "names")
         if len(names) == 2:
             m.names = [clean_alias(n, i) for i, n in enumerate(names)]
-        elif getattr(self, "_names", None):
+        elif self._names:
             m.names = self._names
         m.fallbacks = [
             {clean_alias(cause, 0)[:100]: n for cause, n in c.items() if isinstance(n, int)}

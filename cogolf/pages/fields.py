@@ -11,6 +11,7 @@ from typing import Any
 from cogolf.text import clean
 
 VALUE_CHARS = 2000  # the longest rendering of one test value kept on a page
+MAX_HOLES = 1000  # what a journal's reader accepts (`cogolf.replay`); a page never draws more
 
 
 def as_int(doc: Any, key: str, default: int = 0) -> int:
@@ -69,6 +70,11 @@ def visible(text: str) -> str:
     so that two values that differ only there (a no-break or an em space, a zero-width
     joiner) never look the same on a page."""
     return text if text.isascii() else "".join(map(_shown, text))
+
+
+def holes_count(declared: int) -> int:
+    """The holes a page draws a timeline for: what the header declares, within bounds."""
+    return max(0, min(declared, MAX_HOLES))
 
 
 def value_text(value: Any, limit: int = VALUE_CHARS) -> str:

@@ -10,7 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cogolf.pages.fields import as_dict, as_float, as_int, as_list, as_str, visible
+from cogolf.pages.fields import (
+    as_dict,
+    as_float,
+    as_int,
+    as_list,
+    as_str,
+    holes_count,
+    visible,
+)
 
 
 @dataclass
@@ -89,7 +97,7 @@ class GolfBuilder:
             match_id=as_str(rec, "match_id", limit=200),
             course=as_str(config, "course", limit=100) or as_str(rec, "course", limit=100),
             model=None,
-            holes_total=len(as_list(rec, "holes")) or as_int(rec, "holes"),
+            holes_total=holes_count(len(as_list(rec, "holes")) or as_int(rec, "holes")),
         )
         self._model = as_str(config, "model", limit=200) or None
 

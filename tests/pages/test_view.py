@@ -53,6 +53,15 @@ def test_any_records_render_or_are_refused_never_crash(
     explain(view)
 
 
+def test_a_header_claiming_a_billion_holes_draws_a_bounded_page() -> None:
+    for game in ("cogolf", "golf"):
+        view = build_view(
+            [{"kind": "header", "game": game, "holes": 10**9, "config": {"holes": 10**9}}]
+        )
+        assert view is not None and view.holes_total == 1000
+        assert len(render_match(view)) < 500_000
+
+
 def test_a_match_under_way_never_shows_names_or_ambiguity_whatever_its_records_hold() -> None:
     recs = [
         {"kind": "header", "match_id": "m-1", "aliases": ["Ash", "Basil"],
