@@ -93,6 +93,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("-v", "--verbose", action="store_true", help="log every hole to stderr")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="after the scorecard, explain every hole (as `cogolf replay FILE --explain`)",
+    )
     add_deck_options(p)
     add_sandbox_options(p)
     p.set_defaults(func=run)
@@ -243,5 +248,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
     print(render(read_replay(path)))
+    if args.explain:
+        from cogolf.pages.explain import explain  # loaded only when asked
+        from cogolf.pages.view import deck_specs, view_from_file
+
+        print()
+        print(explain(view_from_file(path, specs=deck_specs(deck))))
     print(f"\n  replay: {path}")
     return 0

@@ -138,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
     except RequestError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
+    from cogolf.pages.routes import SITE  # Jinja2 is loaded only by the commands that serve pages
+
     options = ServeOptions(
         games=LIVE,
         data_dir=args.data,
@@ -152,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
         max_connections_per_address=args.max_connections_per_address,
         header_timeout=args.header_timeout,
+        pages=SITE,
     )
 
     running: list[RunningServer] = []

@@ -26,6 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from cogolf import messages as m
 from cogolf.game import HostedGame
 from cogolf.server.disclosure import JournalStream, View, served_journal
+from cogolf.server.pages import Pages
 from cogolf.server.registry import Registry
 from cogolf.server.requests import CreateMatch, RequestError
 from cogolf.server.spectators import end_when_gone
@@ -47,6 +48,7 @@ def create_app(
     *,
     admin_token: str | None = None,
     single: HostedGame | None = None,
+    pages: Pages | None = None,
 ) -> Starlette:
     def match_links(hosted: HostedGame, root: str) -> dict[str, str]:
         ws_root = "ws" + root[4:] if root.startswith("http") else root
@@ -105,8 +107,13 @@ def create_app(
     def _find(request: Request) -> HostedGame | None:
         return registry.get(request.path_params["match_id"])
 
+    def page_view(hosted: HostedGame, request: Request) -> View:
+        return view(hosted, request.headers)
+
     async def get_match(request: Request) -> Response:
         hosted = _find(request)
+        if pages is not None and pages.wants(request):  # a browser; any other client: JSON
+            return await pages.match_page(request, hosted, page_view, registry.decks)
         if hosted is None:
             return _error(404, "no such match")
         return _json(view(hosted, request.headers).status(hosted.status_doc()))
@@ -228,6 +235,8 @@ def create_app(
         WebSocketRoute("/matches/{match_id}/player", player),
         WebSocketRoute("/matches/{match_id}/watch", watch),
     ]
+    if pages is not None:
+        routes += pages.routes(lambda: list(registry.matches.values()), page_view)
     if single is not None:
         routes.append(WebSocketRoute("/player", player))
     return Starlette(routes=routes)

@@ -28,6 +28,7 @@ from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.api import Sandbox
 from cogolf.server.app import create_app
 from cogolf.server.guard import ConnectionGuard, protocols
+from cogolf.server.pages import Pages
 from cogolf.server.registry import Registry
 from cogolf.server.requests import CreateMatch
 
@@ -57,6 +58,7 @@ class ServeOptions:
     header_timeout: float = 10.0  # seconds for a connection's request headers
     descriptor_reserve: int = 128  # descriptors never given to connections (see `backlog`)
     max_sandbox_batches: int | None = None  # batches run at once (default 2 per core, >= 4)
+    pages: Pages | None = None  # the browser's pages (`cogolf.pages.routes.SITE`), if served
 
 
 def raise_descriptor_limit() -> int:
@@ -134,7 +136,7 @@ async def start_server(options: ServeOptions) -> RunningServer:
             tokens = list(options.single.tokens or [])
         else:
             single, tokens = registry.create(options.single)
-    app = create_app(registry, admin_token=options.admin_token, single=single)
+    app = create_app(registry, admin_token=options.admin_token, single=single, pages=options.pages)
     room = max(8, descriptors - options.descriptor_reserve)
     guard = ConnectionGuard(
         max_connections=min(options.max_connections, room),

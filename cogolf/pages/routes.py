@@ -1,0 +1,145 @@
+"""The pages `cogolf serve` adds to its JSON API: `/`, `/matches/{id}` for a browser,
+and the stylesheet and scripts under `/static`.
+
+A page reads the same data the public endpoints serve, through the same policy
+(`server.disclosure.View`): the match's journal, cut to what may be seen now.
+`GET /matches/{id}` stays the JSON document for every client that does not ask
+for HTML (`Accept: text/html`), so the API is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from markupsafe import escape
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from cogolf.game import HostedGame
+from cogolf.pages.fields import as_float, as_int, as_list, as_str
+from cogolf.pages.render import PAGE_HEADERS, MatchRow, render_index, render_match, static_dir
+from cogolf.pages.view import PageError, build_view, deck_specs, decode_lines, disclosed
+from cogolf.server.disclosure import ENDED, View
+from cogolf.server.pages import ViewOf
+
+RECENT = 50  # finished matches listed on `/`
+
+
+def wants_html(request: Request) -> bool:
+    return "text/html" in request.headers.get("accept", "")
+
+
+def html(body: str, status: int = 200) -> Response:
+    return HTMLResponse(body, status_code=status, headers=PAGE_HEADERS)
+
+
+def _row(doc: dict[str, Any]) -> MatchRow:
+    game = as_str(doc, "game", limit=40) or "cogolf"
+    aliases = [as_str({"a": a}, "a", limit=120) for a in as_list(doc, "aliases")]
+    names = [as_str({"n": n}, "n", limit=120) for n in as_list(doc, "names")]
+    seats = [
+        f"{a} ({n})" if n else a for a, n in zip(aliases, names + [""] * len(aliases), strict=False)
+    ]
+    scores = [as_float({"s": s}, "s") for s in as_list(doc, "scores")]
+    return MatchRow(
+        match_id=as_str(doc, "match_id", limit=200),
+        game=game,
+        seats=" v ".join(seats),
+        hole=f"{as_int(doc, 'hole')} / {as_int(doc, 'holes')}",
+        score=" : ".join(f"{s:+g}" if game != "golf" else f"{s:g}" for s in scores),
+        status=as_str(doc, "status", limit=40),
+    )
+
+
+def match_rows(docs: Iterable[dict[str, Any]]) -> tuple[list[MatchRow], list[MatchRow]]:
+    """Live matches, then the most recent finished ones, from `GET /matches` documents."""
+    live: list[dict[str, Any]] = []
+    ended: list[dict[str, Any]] = []
+    for doc in docs:
+        (ended if doc.get("status") in ENDED else live).append(doc)
+    ended.sort(key=lambda d: as_float(d, "created_at"), reverse=True)
+    return [_row(d) for d in live], [_row(d) for d in ended[:RECENT]]
+
+
+def match_page_body(
+    path: Path, seen: View, snapshot: dict[str, Any], status: str, decks: dict[str, Any]
+) -> str:
+    """The page of one hosted match from its journal, as `seen` may see it (off the event
+    loop); the spectators' snapshot stands in for a journal not yet written."""
+    try:
+        records = disclosed(decode_lines(path.read_bytes(), path.name), full=seen.full)
+    except (OSError, PageError):
+        records = []
+    deck_name = records[0].get("deck_name") if records else None
+    deck = decks.get(deck_name) if isinstance(deck_name, str) else None
+    view = build_view(
+        records, specs=deck_specs(deck), snapshot=None if records else snapshot, status=status
+    )
+    if view is None:
+        raise PageError("this match has no journal yet")
+    return render_match(view, live=status not in ENDED)
+
+
+# More of `/`: each function returns template variables for the index (e.g. league
+# nights for `nights_index.html`); it runs off the event loop.
+INDEX_CONTEXT: list[Callable[[], dict[str, Any]]] = []
+
+
+def _index(live: list[MatchRow], finished: list[MatchRow]) -> str:
+    extra: dict[str, Any] = {}
+    for more in INDEX_CONTEXT:
+        extra.update(more())
+    return render_index(live, finished, **extra)
+
+
+def page_routes(matches: Callable[[], Iterable[HostedGame]], view_of: ViewOf) -> list[BaseRoute]:
+    async def index(request: Request) -> Response:
+        docs = [view_of(h, request).status(h.status_doc()) for h in matches()]
+        live, finished = match_rows(docs)
+        return html(await run_in_threadpool(_index, live, finished))
+
+    return [
+        Route("/", index),
+        Mount("/static", StaticFiles(directory=static_dir()), name="static"),
+    ]
+
+
+async def match_page(
+    request: Request, hosted: HostedGame | None, view_of: ViewOf, decks: dict[str, Any]
+) -> Response:
+    if hosted is None:
+        return html("<!doctype html><title>Not found</title><p>No such match.</p>", 404)
+    seen = view_of(hosted, request)
+    snapshot = seen.snapshot(hosted.snapshot())  # on the loop: the match's state is its own
+    try:
+        body = await run_in_threadpool(
+            match_page_body, hosted.replay_path, seen, snapshot, hosted.status, decks
+        )
+    except PageError as exc:
+        return html(f"<!doctype html><title>Not ready</title><p>{escape(str(exc))}</p>", 503)
+    return html(body)
+
+
+class Site:
+    """The pages as the server takes them (`cogolf.server.pages.Pages`)."""
+
+    def wants(self, request: Request) -> bool:
+        return wants_html(request)
+
+    def routes(
+        self, matches: Callable[[], Iterable[HostedGame]], view_of: ViewOf
+    ) -> list[BaseRoute]:
+        return page_routes(matches, view_of)
+
+    async def match_page(
+        self, request: Request, hosted: HostedGame | None, view_of: ViewOf, decks: dict[str, Any]
+    ) -> Response:
+        return await match_page(request, hosted, view_of, decks)
+
+
+SITE = Site()
