@@ -94,6 +94,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="--single: seat tokens (give twice); printed when generated",
     )
     p.add_argument("--match-id", help="--single: match id (default: generated)")
+    p.add_argument(
+        "--league-dir",
+        type=Path,
+        default=Path("league"),
+        metavar="DIR",
+        help="league nights shown at /nights/NAME: DIR/NAME/standings.json (default: league)",
+    )
+    p.add_argument(
+        "--league-replays",
+        type=Path,
+        default=Path("replays"),
+        metavar="DIR",
+        help="their replays, solo results and progress: DIR/NAME/ (default: replays)",
+    )
     add_deck_options(p)
     add_sandbox_options(p)
     p.set_defaults(func=run)
@@ -152,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
         max_connections_per_address=args.max_connections_per_address,
         header_timeout=args.header_timeout,
+        nights=(args.league_dir, args.league_replays),
     )
 
     running: list[RunningServer] = []

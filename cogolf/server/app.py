@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+from collections.abc import Sequence
 
 import msgspec
 import structlog
@@ -20,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cogolf import messages as m
@@ -47,6 +48,7 @@ def create_app(
     *,
     admin_token: str | None = None,
     single: HostedGame | None = None,
+    pages: Sequence[BaseRoute] = (),
 ) -> Starlette:
     def match_links(hosted: HostedGame, root: str) -> dict[str, str]:
         ws_root = "ws" + root[4:] if root.startswith("http") else root
@@ -230,4 +232,5 @@ def create_app(
     ]
     if single is not None:
         routes.append(WebSocketRoute("/player", player))
+    routes.extend(pages)  # HTML views (cogolf.pages), after the API routes
     return Starlette(routes=routes)

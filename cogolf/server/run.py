@@ -57,6 +57,8 @@ class ServeOptions:
     header_timeout: float = 10.0  # seconds for a connection's request headers
     descriptor_reserve: int = 128  # descriptors never given to connections (see `backlog`)
     max_sandbox_batches: int | None = None  # batches run at once (default 2 per core, >= 4)
+    # League nights shown at /nights/{name}: (standings root, replays root), e.g. league, replays.
+    nights: tuple[Path, Path] | None = None
 
 
 def raise_descriptor_limit() -> int:
@@ -134,7 +136,14 @@ async def start_server(options: ServeOptions) -> RunningServer:
             tokens = list(options.single.tokens or [])
         else:
             single, tokens = registry.create(options.single)
-    app = create_app(registry, admin_token=options.admin_token, single=single)
+    pages = []
+    if options.nights is not None:
+        # Imported here: Jinja2 loads only for a server that shows pages.
+        from cogolf.pages.nights import NightFolders
+        from cogolf.pages.nights_routes import night_routes
+
+        pages = night_routes(NightFolders(*options.nights))
+    app = create_app(registry, admin_token=options.admin_token, single=single, pages=pages)
     room = max(8, descriptors - options.descriptor_reserve)
     guard = ConnectionGuard(
         max_connections=min(options.max_connections, room),

@@ -1,0 +1,1 @@
+"""Web pages: server-rendered HTML views of matches and league nights."""

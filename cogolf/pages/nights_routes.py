@@ -1,0 +1,85 @@
+"""The night pages of `cogolf serve`: `/nights`, `/nights/{name}`, its progress and matches.
+
+Names from the URL are only ever compared with the listed night folders and
+replay files (`NightFolders.find`, `replay_path`), so a request cannot name a
+path. Every page carries the Content-Security-Policy header; reading files runs
+in a worker thread so a large night never stalls live matches.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from cogolf.pages.nights import NightFolders, list_nights
+from cogolf.pages.nights_match import match_page_html
+from cogolf.pages.nights_render import CSP, STATIC, render_night, render_night_list
+from cogolf.pages.nights_view import build_night, progress_doc
+
+HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
+           "Referrer-Policy": "no-referrer"}  # fmt: skip
+
+
+def night_href(name: str) -> str:
+    return f"/nights/{quote(name)}"
+
+
+def match_href(night: str, match_id: str) -> str:
+    """Where a night's match page lives on the server (the replay's file stem is the id)."""
+    return f"/nights/{quote(night)}/matches/{quote(match_id)}"
+
+
+def _html(body: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(body, status_code=status, headers=HEADERS)
+
+
+def _not_found(what: str) -> Response:
+    return _html(f"<!doctype html><title>Not found</title><p>No such {what}.</p>", 404)
+
+
+def night_routes(folders: NightFolders) -> list[BaseRoute]:
+    async def index(request: Request) -> Response:
+        nights = await run_in_threadpool(list_nights, folders)
+        return _html(render_night_list(nights, night_href))
+
+    async def night(request: Request) -> Response:
+        name = folders.find(request.path_params["name"])
+        if name is None:
+            return _not_found("night")
+
+        def page() -> str:
+            view = build_night(folders, name, lambda mid: match_href(name, mid))
+            live = f"{night_href(name)}/progress.json" if view.status == "running" else None
+            return render_night(view, live=live)
+
+        return _html(await run_in_threadpool(page))
+
+    async def progress(request: Request) -> Response:
+        name = folders.find(request.path_params["name"])
+        if name is None:
+            return JSONResponse({"error": "no such night"}, 404, headers=HEADERS)
+        doc = await run_in_threadpool(folders.load_progress, name)
+        return JSONResponse(progress_doc(doc), headers={**HEADERS, "Cache-Control": "no-store"})
+
+    async def match(request: Request) -> Response:
+        name = folders.find(request.path_params["name"])
+        if name is None:
+            return _not_found("night")
+        path = folders.replay_path(name, request.path_params["match_id"])
+        if path is None:
+            return _not_found("match in this night")
+        body = await run_in_threadpool(match_page_html, path, back=night_href(name), night=name)
+        return _html(body)
+
+    return [
+        Route("/nights", index),
+        Route("/nights/{name}", night),
+        Route("/nights/{name}/progress.json", progress),
+        Route("/nights/{name}/matches/{match_id}", match),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
