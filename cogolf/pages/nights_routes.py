@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+import structlog
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -21,6 +22,7 @@ from cogolf.pages.nights_match import match_page_html
 from cogolf.pages.nights_render import CSP, STATIC, render_night, render_night_list
 from cogolf.pages.nights_view import build_night, progress_doc
 
+log = structlog.get_logger("cogolf.pages")
 HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
            "Referrer-Policy": "no-referrer"}  # fmt: skip
 
@@ -57,7 +59,12 @@ def night_routes(folders: NightFolders) -> list[BaseRoute]:
             live = f"{night_href(name)}/progress.json" if view.status == "running" else None
             return render_night(view, live=live)
 
-        return _html(await run_in_threadpool(page))
+        try:
+            return _html(await run_in_threadpool(page))
+        except Exception as exc:  # a file no one foresaw: say so, keep serving
+            log.exception("night_page_failed", night=name)
+            return _html(f"<!doctype html><title>Error</title><p>This night cannot be shown "
+                         f"({type(exc).__name__}); see the server's log.</p>", 500)  # fmt: skip
 
     async def progress(request: Request) -> Response:
         name = folders.find(request.path_params["name"])

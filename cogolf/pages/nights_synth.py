@@ -139,20 +139,21 @@ def write_night(
         for k, e in enumerate(entrants):
             g = folder / "golf"
             g.mkdir(exist_ok=True)
-            safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in e)
+            # Names are anyone's text; file names keep only safe characters (as golf's do).
+            safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in e)[:80]
             (g / f"{safe}.python.{night}.json").write_text(
                 json.dumps(_golf_doc(e, "python", night, rng))
             )
             c0 = folder / "commit0"
             c0.mkdir(exist_ok=True)
             passed = rng.randint(0, 10)
-            (c0 / f"{e}.textkit.json").write_text(json.dumps({
+            (c0 / f"{safe}.textkit.json").write_text(json.dumps({
                 "game": "commit0", "schema": 1, "task": "textkit", "entrant": e, "status": "ok",
                 "pass_rate": passed / 10, "passed": passed, "total": 10}))  # fmt: skip
             pr = folder / "project"
             pr.mkdir(exist_ok=True)
             for attempt in range(1, 6 if k % 5 else 4):  # every fifth entrant is incomplete
-                (pr / f"{e}.csv_importer.{attempt}.json").write_text(json.dumps({
+                (pr / f"{safe}.csv_importer.{attempt}.json").write_text(json.dumps({
                     "game": "project", "schema": 1, "task": "csv_importer", "entrant": e,
                     "attempt": attempt, "scale": "failure_weighted", "status": "ok",
                     "points": rng.choice((0.0, 0.5, 1.0))}))  # fmt: skip

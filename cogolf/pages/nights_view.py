@@ -170,6 +170,7 @@ def _rows(cogolf: dict[str, Any]) -> tuple[list[Row], dict[str, Any]]:
             continue
         r = rated.get(t["name"], {})
         rank = t.get("rank")
+        rating = _num(r["rating"]) if "rating" in r else None
         rows.append(
             Row(
                 rank=rank if type(rank) is int else None,
@@ -185,9 +186,9 @@ def _rows(cogolf: dict[str, Any]) -> tuple[list[Row], dict[str, Any]]:
                 breaches_taken=_int(t.get("breaches_taken")),
                 par_fails=_int(t.get("par_fails")),
                 fallbacks=_int(t.get("fallbacks")),
-                rating=_num(r["rating"]) if "rating" in r else None,
-                low=_num(r.get("low")) if "low" in r else None,
-                high=_num(r.get("high")) if "high" in r else None,
+                rating=rating,
+                low=None if rating is None else _num(r.get("low"), rating),
+                high=None if rating is None else _num(r.get("high"), rating),
                 tied=len(_list(r.get("tied_with"))),
             )
         )
@@ -426,7 +427,8 @@ def build_night(folders: NightFolders, name: str, href: Href) -> Night:
     """The view of one night from its files; unreadable parts become listed problems."""
     summary = folders.summary(name)
     night = Night(name=name, status=summary.status, date=summary.date)
-    night.progress = folders.load_progress(name)
+    progress = folders.load_progress(name)
+    night.progress = progress_doc(progress) if progress is not None else None
     try:
         doc = folders.load_standings(name)
     except NightFileError as exc:
