@@ -8,6 +8,9 @@ in a worker thread so a large night never stalls live matches.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from urllib.parse import quote
 
 import structlog
@@ -44,10 +47,64 @@ def _not_found(what: str) -> Response:
     return _html(f"<!doctype html><title>Not found</title><p>No such {what}.</p>", 404)
 
 
+class PageCache:
+    """Finished nights' pages, rendered once: many spectators on one night cost the
+    server one render. A page is keyed by the stamps of the files it is made of; a
+    running or stopped night (its status depends on a live process) is never cached."""
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        self.pages: OrderedDict[tuple[object, ...], str] = OrderedDict()
+        self.lock = threading.Lock()
+        self.rendering = threading.Lock()
+
+    @staticmethod
+    def stamp(folders: NightFolders, name: str) -> tuple[object, ...] | None:
+        progress = folders.load_progress(name)
+        if progress is not None and progress.get("state") != "finished":
+            return None
+        out: list[object] = [name]
+        for path in (
+            folders.standings_path(name),
+            folders.replays_dir(name),
+            folders.replays_dir(name) / "golf",
+            folders.replays_dir(name) / "night.json",
+        ):
+            try:
+                st = path.stat()
+                out.append((st.st_mtime_ns, st.st_size, st.st_ino))
+            except OSError:
+                out.append(None)
+        return tuple(out)
+
+    def get(self, folders: NightFolders, name: str, make: Callable[[], str]) -> str:
+        key = self.stamp(folders, name)
+        if key is None:
+            return make()
+        with self.lock:
+            if key in self.pages:
+                self.pages.move_to_end(key)
+                return self.pages[key]
+        # One render at a time: a crowd arriving together waits for the first one's page
+        # instead of rendering it once each.
+        with self.rendering:
+            with self.lock:
+                if key in self.pages:
+                    return self.pages[key]
+            page = make()
+            with self.lock:
+                self.pages[key] = page
+                while len(self.pages) > self.size:
+                    self.pages.popitem(last=False)
+        return page
+
+
 def night_routes(folders: NightFolders) -> list[BaseRoute]:
     async def index(request: Request) -> Response:
         nights = await run_in_threadpool(list_nights, folders)
         return _html(render_night_list(nights, night_href))
+
+    cache = PageCache()
 
     async def night(request: Request) -> Response:
         name = folders.find(request.path_params["name"])
@@ -60,7 +117,7 @@ def night_routes(folders: NightFolders) -> list[BaseRoute]:
             return render_night(view, live=live)
 
         try:
-            return _html(await run_in_threadpool(page))
+            return _html(await run_in_threadpool(cache.get, folders, name, page))
         except Exception as exc:  # a file no one foresaw: say so, keep serving
             log.exception("night_page_failed", night=name)
             return _html(f"<!doctype html><title>Error</title><p>This night cannot be shown "

@@ -145,3 +145,16 @@ def test_published_site_from_disk(browser: Any, nights: Nights, tmp_path: Path):
             assert_inert_and_tidy(page)
             page.locator(".kicker a").click()
             page.wait_for_selector("#standings")
+
+
+def test_bench_pages_prints_its_numbers(tmp_path: Path):
+    args = ["--entrants", "4", "--loads", "1", "--spectators", "2", "--rounds", "1"]
+    run = cogolf("bench", "pages", *args, "--matches", "1", "--holes", "1", "--json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    assert doc["pages"]["entrants"] == 4 and doc["pages"]["matches"] == 12
+    for t in doc["pages"]["chromium"].values():
+        assert t["full_render_ms"] > 0
+    assert doc["server"]["spectators"]["errors"] == 0
+    assert doc["server"]["spectators"]["page_loads"] >= 2
+    assert not doc["server"]["with"]["incomplete"] and not doc["server"]["without"]["incomplete"]
