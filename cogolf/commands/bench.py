@@ -314,8 +314,12 @@ def _run_pages(args: argparse.Namespace) -> int:
 
     from cogolf.deck import load
     from cogolf.games.registry import LIVE
+    from cogolf.league.publish import standings_for_dir, write_standings
     from cogolf.pages import nights_bench as nb
     from cogolf.server.bench import bench_server
+
+    def standings(folder: Path, out: Path) -> None:
+        write_standings(standings_for_dir(folder, "literalist", samples=200), out)
 
     configure("warning")
     if not 2 <= args.entrants <= 64 or not 1 <= args.loads <= 100 or args.spectators < 0:
@@ -325,10 +329,11 @@ def _run_pages(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="cogolf-bench-pages-") as tmp:
         root = Path(tmp)
         try:
-            doc: dict[str, Any] = {"pages": nb.run_pages_bench(root, args.entrants, args.loads)}
+            pages = nb.run_pages_bench(root, args.entrants, args.loads, standings)
         except ImportError:
             print("cogolf: bench pages needs playwright (pip install playwright)", file=sys.stderr)
             return 3
+        doc: dict[str, Any] = {"pages": pages}
         if not args.json:
             print(nb.format_pages(doc["pages"]), flush=True)
         if args.spectators:

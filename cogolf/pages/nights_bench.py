@@ -32,6 +32,7 @@ from cogolf.pages.nights_synth import write_night
 from cogolf.pages.nights_view import build_night
 
 CHROMIUM = "/usr/bin/chromium"
+Standings = Callable[[Path, Path], object]
 NIGHT = "bench"
 # Full render: the frame after the load event has been painted (two animation frames).
 PAINTED = """
@@ -45,10 +46,11 @@ TIMING = """() => {
 }"""
 
 
-def make_night(root: Path, entrants: int) -> tuple[NightFolders, float]:
+def make_night(root: Path, entrants: int, standings: Standings) -> tuple[NightFolders, float]:
     names = ["literalist", *(f"bot{i:02d}" for i in range(entrants - 1))]
     start = time.perf_counter()
-    write_night(root / "replays", root / "league", NIGHT, names, holes=9, samples=200)
+    folder = write_night(root / "replays", NIGHT, names, holes=9)
+    standings(folder, root / "league" / NIGHT / "standings.json")
     return NightFolders(root / "league", root / "replays"), time.perf_counter() - start
 
 
@@ -223,9 +225,10 @@ def spectator_figures(s: Spectators) -> dict[str, Any]:
     }
 
 
-def run_pages_bench(root: Path, entrants: int, loads: int) -> dict[str, Any]:
-    """Make the night under `root` (kept for the server bench), then time its pages."""
-    folders, made = make_night(root, entrants)
+def run_pages_bench(root: Path, entrants: int, loads: int, standings: Standings) -> dict[str, Any]:
+    """Make the night under `root` (kept for the server bench), then time its pages.
+    `standings(night_folder, standings_file)` is the league's own computation."""
+    folders, made = make_night(root, entrants, standings)
     site = root / "site"
     publish(folders.replays_dir(NIGHT), site, folders.league_dir)
     match_id = sorted(folders.replay_ids(NIGHT))[0]

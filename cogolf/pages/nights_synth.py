@@ -5,7 +5,7 @@ would take too long.
 Matches are real replay files (ReplayWriter, the journal's own types) with random
 but rule-abiding hole scores; golf, Commit-0 and project results are files in each
 game's result format; the standings are computed from the folder by the league's
-own code, without re-proving (the files are ours).
+own code by the caller, without re-proving (the files are ours).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import msgspec
 from cogolf import GAME_VERSION, PROTOCOL
 from cogolf import messages as m
 from cogolf.engine import rules
-from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
 from cogolf.replay import ReplayWriter
 
 GOLF_HOLES = ("fizzbuzz", "primes", "reverse", "roman", "anagram", "leap")
@@ -104,17 +103,16 @@ def _golf_doc(entrant: str, course: str, night: str, rng: random.Random) -> dict
 
 def write_night(
     replays_root: Path,
-    league_dir: Path,
     night: str,
     entrants: Sequence[str],
     *,
     holes: int = 9,
     seed: int = 1,
     solo: bool = True,
-    samples: int = 200,
 ) -> Path:
     """Every pairing in both seat orders, plus (with `solo`) golf on one course, one
-    Commit-0 task and one project task. Returns the standings file."""
+    Commit-0 task and one project task. Returns the night's folder, whose standings
+    the caller computes with the league's own code (`league.publish`)."""
     rng = random.Random(seed)
     folder = replays_root / night
     folder.mkdir(parents=True, exist_ok=True)
@@ -157,5 +155,4 @@ def write_night(
                     "game": "project", "schema": 1, "task": "csv_importer", "entrant": e,
                     "attempt": attempt, "scale": "failure_weighted", "status": "ok",
                     "points": rng.choice((0.0, 0.5, 1.0))}))  # fmt: skip
-    doc = standings_for_dir(folder, entrants[0], samples=samples)
-    return write_standings(doc, default_standings_path(league_dir, night))
+    return folder

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from cogolf.league.publish import standings_for_dir, write_standings
 from cogolf.pages.nights_synth import write_night
 from tests.stacks import needs
 
@@ -80,7 +81,9 @@ def nights() -> Iterator[Nights]:
     (root / "real.toml").write_text(REAL_NIGHT)
     run = cogolf("league", "run", "real.toml", cwd=root)
     assert run.returncode == 0, run.stderr
-    write_night(root / "replays", root / "league", "hostile", HOSTILE, holes=3, samples=50)
+    folder = write_night(root / "replays", "hostile", HOSTILE, holes=3)
+    doc = standings_for_dir(folder, "literalist", samples=50)
+    write_standings(doc, root / "league" / "hostile" / "standings.json")
     yield Nights(root)
     shutil.rmtree(root, ignore_errors=True)
 
