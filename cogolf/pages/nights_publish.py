@@ -76,6 +76,11 @@ def publish(replays_dir: Path, out: Path, league_dir: Path) -> Published:
     replays_dir = Path(replays_dir)
     if not replays_dir.is_dir():
         raise PublishError(f"{replays_dir}: not a folder")
+    if (replays_dir / "standings.json").is_file() and not (replays_dir / "night.json").exists():
+        raise PublishError(
+            f"{replays_dir}: this is a standings folder; give the night's replay folder "
+            f"(replays/{replays_dir.name}/)"
+        )
     name = night_name(replays_dir)
     if replays_dir.name != name:
         raise PublishError(f"{replays_dir}: the folder of night {name!r} must be named {name}")

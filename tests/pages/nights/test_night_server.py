@@ -199,6 +199,9 @@ def test_publish_refuses_clearly(nights: Nights, tmp_path: Path):
     run = cogolf("league", "publish", str(nights.replays / "real"), "--out", str(tmp_path / "s"),
                  "--league-dir", str(tmp_path), cwd=nights.root)  # fmt: skip
     assert run.returncode == 2 and "no standings" in run.stderr
+    run = cogolf("league", "publish", str(nights.league / "real"), "--out", str(tmp_path / "s"),
+                 "--league-dir", str(nights.league), cwd=nights.root)  # fmt: skip
+    assert run.returncode == 2 and "give the night's replay folder" in run.stderr
     run = cogolf("league", "publish", str(tmp_path / "nope"), "--out", str(tmp_path / "s"),
                  cwd=nights.root)  # fmt: skip
     assert run.returncode == 2 and "not a folder" in run.stderr
