@@ -145,7 +145,7 @@ def _pct(value: float, scale: tuple[float, float]) -> float:
 def _ticks(scale: tuple[float, float]) -> list[tuple[float, str]]:
     lo, hi = scale
     span = hi - lo
-    step = next((s for s in (10, 25, 50, 100, 200, 250, 500, 1000) if span / s <= 6), 2000)
+    step = next((s for s in (10, 25, 50, 100, 200, 250, 500, 1000) if span / s <= 4), 2000)
     first = math.ceil(lo / step) * step
     return [(_pct(v, scale), f"{v:g}") for v in range(int(first), int(hi) + 1, step)]
 
