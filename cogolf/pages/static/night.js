@@ -57,21 +57,6 @@ async function poll() {
   if (list) setLeaders(list, doc.leaders || []);
 }
 
-function highlightHeadToHead() {
-  const table = document.querySelector("table.h2h");
-  if (!table) return;
-  table.addEventListener("mouseover", (event) => {
-    const cell = event.target.closest("td");
-    for (const el of table.querySelectorAll(".hl")) el.classList.remove("hl");
-    if (!cell) return;
-    const row = cell.parentElement;
-    row.querySelector("th.name")?.classList.add("hl");
-    const col = cell.cellIndex;
-    table.tHead.rows[0].cells[col]?.classList.add("hl");
-  });
-}
-
-highlightHeadToHead();
 if (root) {
   setInterval(poll, 2000);
 }

@@ -72,7 +72,7 @@ def test_real_night_page_and_a_match_link(browser: Any, server: Server):
         assert page.locator("table.standings svg.bar rect.ci").count() == 3
         assert page.locator("table.h2h td").count() == 9
         shot(page, "night-real-desktop")
-        link = page.locator("a.match-link").first
+        link = page.locator("table.matches a").first
         href = link.get_attribute("href")
         link.click()
         page.wait_for_url(f"**{href}")
@@ -91,7 +91,7 @@ def test_hostile_names_are_text_and_the_layout_holds(browser: Any, server: Serve
             assert page.locator("table.h2h td").count() == len(HOSTILE) ** 2
             shot(page, f"night-hostile-{label}")
             assert_inert_and_tidy(page)
-            page.locator("a.match-link").nth(7).click()
+            page.locator("table.matches a").nth(7).click()
             page.wait_for_selector("h1 .name")
             assert_inert_and_tidy(page)
             assert any(n in HOSTILE for n in page.locator("h1 .name").all_inner_texts())
@@ -139,7 +139,7 @@ def test_published_site_from_disk(browser: Any, nights: Nights, tmp_path: Path):
             assert page.evaluate("document.styleSheets.length") == 2
             shot(page, f"published-hostile-{label}")
             assert_inert_and_tidy(page)
-            page.locator("a.match-link").first.click()
+            page.locator("table.matches a").first.click()
             page.wait_for_selector("h1 .name")
             assert page.url.startswith((site / "matches").as_uri())
             assert_inert_and_tidy(page)
