@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cogolf.pages.nights import (
+    REPLAY_SUFFIX,
     NightFileError,
     NightFolders,
     read_json,
@@ -129,6 +130,7 @@ class Night:
     progress: dict[str, Any] | None = None
     problems: list[str] = field(default_factory=list)
     has_standings: bool = False
+    recent: list[tuple[str, str]] = field(default_factory=list)  # before standings: (id, href)
 
 
 def _scale(lows: list[float], highs: list[float]) -> tuple[float, float]:
@@ -423,6 +425,18 @@ def _combined(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _recent_replays(folders: NightFolders, name: str, count: int = 50) -> list[str]:
+    """The latest replays of a night without standings yet, newest first."""
+    folder = folders.replays_dir(name)
+    stamped = []
+    for mid in folders.replay_ids(name):
+        try:
+            stamped.append(((folder / f"{mid}{REPLAY_SUFFIX}").stat().st_mtime, mid))
+        except OSError:
+            continue
+    return [mid for _, mid in sorted(stamped, reverse=True)[:count]]
+
+
 def build_night(folders: NightFolders, name: str, href: Href) -> Night:
     """The view of one night from its files; unreadable parts become listed problems."""
     summary = folders.summary(name)
@@ -435,6 +449,7 @@ def build_night(folders: NightFolders, name: str, href: Href) -> Night:
         night.problems.append(str(exc))
         doc = None
     if doc is None:
+        night.recent = [(mid, href(mid)) for mid in _recent_replays(folders, name)]
         return night
     night.has_standings = True
     night.problems += [str(p) for p in _list(doc.get("problems"))]

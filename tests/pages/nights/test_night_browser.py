@@ -109,8 +109,11 @@ def test_a_running_night_updates_itself(browser: Any, server: Server, nights: Ni
         (folder / "progress.json").write_text(json.dumps(doc))
 
     progress(1)
+    shutil.copyfile(nights.replays / "real" / "real-literalist-vs-pedant.ndjson",
+                    folder / "runs-a-vs-b.ndjson")  # fmt: skip
     with opened(browser, f"{server.url}/nights/runs", PHONE) as page:
         assert page.locator("#progress-text").inner_text() == "1 of 6 matches"
+        assert page.locator("ul.recent a").inner_text() == "runs-a-vs-b"
         assert page.locator("#standings").count() == 0
         progress(4)
         expect(page.locator("#progress-text")).to_have_text("4 of 6 matches", timeout=10_000)
@@ -124,6 +127,7 @@ def test_a_running_night_updates_itself(browser: Any, server: Server, nights: Ni
         progress(6, "finished")
         page.wait_for_selector("#standings", timeout=10_000)
         assert page.locator("#night-status").inner_text() == "finished"
+        assert_inert_and_tidy(page)
 
 
 def test_published_site_from_disk(browser: Any, nights: Nights, tmp_path: Path):
