@@ -198,26 +198,24 @@ def _rows(cogolf: dict[str, Any]) -> tuple[list[Row], dict[str, Any]]:
 
 
 def _bars(night: Night, ratings: dict[str, Any]) -> None:
-    with_rating = [r for r in night.rows if r.rating is not None]
-    if not with_rating:
+    # `_rows` gives a rated row its low and high (the rating itself when absent).
+    rated = [(r, r.rating, r.low, r.high) for r in night.rows]
+    rows = [(r, v, lo, hi) for r, v, lo, hi in rated if v is not None and lo is not None
+            and hi is not None]  # fmt: skip
+    if not rows:
         return
-    lows = [r.low if r.low is not None else r.rating for r in with_rating]
-    highs = [r.high if r.high is not None else r.rating for r in with_rating]
     anchor_rating = _num(ratings.get("anchor_rating"), 1000.0)
     anchor = ratings.get("anchor")
     night.anchor = anchor if isinstance(anchor, str) else None
-    scale = _scale(
-        [*lows, anchor_rating] if night.anchor else lows,  # type: ignore[list-item]
-        [*highs, anchor_rating] if night.anchor else highs,  # type: ignore[list-item]
-    )
+    extra = [anchor_rating] if night.anchor else []
+    scale = _scale([lo for *_, lo, _ in rows] + extra, [hi for *_, hi in rows] + extra)
     night.scale = scale
     night.ticks = _ticks(scale)
-    for r, lo, hi in zip(with_rating, lows, highs, strict=True):
-        assert r.rating is not None and lo is not None and hi is not None
+    for r, value, lo, hi in rows:
         r.bar = Bar(
             low=_pct(lo, scale),
             high=_pct(hi, scale),
-            mid=_pct(r.rating, scale),
+            mid=_pct(value, scale),
             anchor=_pct(anchor_rating, scale) if night.anchor else None,
         )
 
@@ -322,7 +320,7 @@ def _golf(night: Night, doc: dict[str, Any], folders: NightFolders) -> None:
     holes = _golf_holes(folders, night.name, night.problems)
     per_course = {}
     for c in courses:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for r in _list(_dict(doc.get("per_course")).get(c)):
             if not isinstance(r, dict):
                 continue
@@ -338,7 +336,7 @@ def _golf(night: Night, doc: dict[str, Any], folders: NightFolders) -> None:
                     "detail": holes.get((name, c), []),
                 }
             )
-        hole_names = []
+        hole_names: list[str] = []
         for r in rows:
             for h in r["detail"]:
                 if h.hole not in hole_names:
