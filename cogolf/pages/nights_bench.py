@@ -181,7 +181,7 @@ class Spectators:
         async def start(base: str) -> Callable[[], Awaitable[None]]:
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "cogolf.pages.nights_bench", base, str(self.count),
-                stdout=asyncio.subprocess.PIPE,
+                self.night, stdout=asyncio.subprocess.PIPE,
             )  # fmt: skip
             assert proc.stdout is not None
             await proc.stdout.readline()  # "ready"
@@ -301,10 +301,10 @@ def format_server_pair(plain: dict[str, Any], watched: dict[str, Any],
     return "\n".join(lines)
 
 
-def _spectate(base: str, count: int) -> None:
-    """`python -m cogolf.pages.nights_bench URL COUNT`: a crowd until SIGTERM, then its
-    figures as one JSON line."""
-    crowd = Spectators(count)
+def _spectate(base: str, count: int, night: str) -> None:
+    """`python -m cogolf.pages.nights_bench URL COUNT NIGHT`: a crowd until SIGTERM, then
+    its figures as one JSON line."""
+    crowd = Spectators(count, night)
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -322,4 +322,4 @@ def _spectate(base: str, count: int) -> None:
 
 
 if __name__ == "__main__":
-    _spectate(sys.argv[1], int(sys.argv[2]))
+    _spectate(sys.argv[1], int(sys.argv[2]), sys.argv[3])
