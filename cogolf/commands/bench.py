@@ -292,6 +292,80 @@ def _run_server(args: argparse.Namespace) -> int:
     return 0 if not doc["incomplete"] else 1
 
 
+# --- bench pages --------------------------------------------------------------------
+
+
+def _pages_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--entrants", type=int, default=32, help="entrants of the night (default 32)")
+    p.add_argument("--loads", type=int, default=5, help="page loads timed per page (default 5)")
+    p.add_argument("--spectators", type=int, default=20,
+                   help="spectators on the night page during bench server (default 20; 0: skip)")
+    p.add_argument("--matches", type=int, default=8, help="bench server's matches (default 8)")
+    p.add_argument("--rounds", type=int, default=2,
+                   help="bench server runs without and with spectators, alternating (default 2)")
+    p.add_argument("--holes", type=int, default=9, help="holes per match (default 9)")
+    p.add_argument("--sandbox", choices=MODES, default="fork")
+    p.add_argument("--accept-weak-sandbox", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_pages(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from cogolf.deck import load
+    from cogolf.games.registry import LIVE
+    from cogolf.league.publish import standings_for_dir, write_standings
+    from cogolf.pages import nights_bench as nb
+    from cogolf.server.bench import bench_server
+
+    def standings(folder: Path, out: Path) -> None:
+        write_standings(standings_for_dir(folder, "literalist", samples=200), out)
+
+    configure("warning")
+    if not 2 <= args.entrants <= 64 or not 1 <= args.loads <= 100 or args.spectators < 0:
+        print("cogolf: --entrants must be 2..64, --loads 1..100, --spectators >= 0",
+              file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="cogolf-bench-pages-") as tmp:
+        root = Path(tmp)
+        try:
+            pages = nb.run_pages_bench(root, args.entrants, args.loads, standings)
+        except ImportError:
+            print("cogolf: bench pages needs playwright (pip install playwright)", file=sys.stderr)
+            return 3
+        doc: dict[str, Any] = {"pages": pages}
+        if not args.json:
+            print(nb.format_pages(doc["pages"]), flush=True)
+        if args.spectators:
+            deck = load()
+            holes = max(1, min(args.holes, len(deck.spec_keys())))
+            from cogolf.pages.nights import NightFolders
+            from cogolf.pages.routes import Site
+
+            site = Site(nights=NightFolders(root / "league", root / "replays"))
+
+            def server(during: Any) -> dict[str, Any]:
+                return asyncio.run(bench_server(
+                    deck, games=LIVE, matches=args.matches, holes=holes,
+                    sandbox_mode=args.sandbox, accept_weak=args.accept_weak_sandbox,
+                    pages=site, during=during,
+                ))  # fmt: skip
+
+            crowd = nb.Spectators(args.spectators)
+            plains, crowded = [], []
+            for _ in range(max(1, args.rounds)):  # alternating, so load drifts hit both sides
+                plains.append(server(None))
+                crowded.append(server(crowd.run()))
+            plain, watched = nb.median_doc(plains), nb.median_doc(crowded)
+            doc["server"] = {"without": plain, "with": watched,
+                             "spectators": nb.spectator_figures(crowd)}
+            if not args.json:
+                print(nb.format_server_pair(plain, watched, doc["server"]["spectators"]))
+    if args.json:
+        print(json.dumps(doc, indent=2))
+    return 0
+
+
 # --- bench flood --------------------------------------------------------------------
 
 
@@ -391,6 +465,8 @@ BENCHMARKS: list[Benchmark] = [
               _hole_arguments, _run_hole),
     Benchmark("server", "concurrent matches with instant bots over real websockets",
               _server_arguments, _run_server),
+    Benchmark("pages", "night and match pages rendered in Chromium; bench server with spectators",
+              _pages_arguments, _run_pages),
     Benchmark("flood", "an honest bot's latency and the server's memory against a flooding seat",
               _flood_arguments, _run_flood),
     Benchmark("league", "an N-entrant night of instant scripted bots",

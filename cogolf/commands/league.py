@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cogolf.commands.common import add_deck_options, load_deck_or_exit
+from cogolf.commands.league_publish import register_publish
 from cogolf.league.bench import add_bench_arguments, format_bench, run_bench
 from cogolf.league.checks import check_night
 from cogolf.league.night import NightError, parse_night
@@ -125,6 +126,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     bench_arguments(bench)
     bench.set_defaults(func=bench_command)
+
+    register_publish(lsub)
 
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:

@@ -94,6 +94,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="--single: seat tokens (give twice); printed when generated",
     )
     p.add_argument("--match-id", help="--single: match id (default: generated)")
+    p.add_argument(
+        "--league-dir",
+        type=Path,
+        default=Path("league"),
+        metavar="DIR",
+        help="league nights shown at /nights/NAME: DIR/NAME/standings.json (default: league)",
+    )
+    p.add_argument(
+        "--league-replays",
+        type=Path,
+        default=Path("replays"),
+        metavar="DIR",
+        help="their replays, solo results and progress: DIR/NAME/ (default: replays)",
+    )
     add_deck_options(p)
     add_sandbox_options(p)
     p.set_defaults(func=run)
@@ -138,7 +152,9 @@ def run(args: argparse.Namespace) -> int:
     except RequestError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
-    from cogolf.pages.routes import SITE  # Jinja2 is loaded only by the commands that serve pages
+    # Jinja2 is loaded only by the commands that serve pages
+    from cogolf.pages.nights import NightFolders
+    from cogolf.pages.routes import Site
 
     options = ServeOptions(
         games=LIVE,
@@ -154,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
         max_connections_per_address=args.max_connections_per_address,
         header_timeout=args.header_timeout,
-        pages=SITE,
+        pages=Site(nights=NightFolders(args.league_dir, args.league_replays)),
     )
 
     running: list[RunningServer] = []

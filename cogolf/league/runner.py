@@ -26,6 +26,7 @@ from cogolf.league.jobs import MatchJob
 from cogolf.league.night import Night
 from cogolf.league.play import play_match
 from cogolf.league.progress import Progress
+from cogolf.league.progress_file import write_progress
 from cogolf.league.proof import Checks, night_key, remember_played
 from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
 from cogolf.league.ratings import BOOTSTRAP_SAMPLES
@@ -161,9 +162,14 @@ async def run_night(
             todo.append(job)
     log.info("night_start", night=night.name, matches=len(jobs), resumed=len(skipped))
     progress.start()
+    voided = 0
+    write_progress(replays_dir, night.name, progress, "matches", voided)
 
     def done(outcome: Outcome) -> None:
+        nonlocal voided
         progress.finished(outcome.match_id, outcome.result, outcome.void_cause)
+        voided += outcome.void_cause is not None
+        write_progress(replays_dir, night.name, progress, "matches", voided)
         marker = void_marker_path(replays_dir, outcome.match_id)
         if outcome.void_cause is not None:
             _write_json(
@@ -189,6 +195,7 @@ async def run_night(
         progress_stream.write(line + "\n")
         progress_stream.flush()
 
+    write_progress(replays_dir, night.name, progress, "solo", voided)
     solo = await run_solo(
         night, plan, replays_dir, parallel=options.parallel or night.parallel, report=report,
         key=key,
@@ -199,6 +206,7 @@ async def run_night(
         standings_for_dir, replays_dir, None, samples=options.samples, checks=checks
     )
     path = write_standings(doc, default_standings_path(options.league_root, night.name))
+    write_progress(replays_dir, night.name, progress, "finished", voided)
     void = sorted(mid for mid, o in outcomes.items() if o.void_cause is not None)
     log.info("night_end", night=night.name, played=len(outcomes) - len(void), void=len(void),
              solo_played=len(solo.played), solo_void=len(solo.void))

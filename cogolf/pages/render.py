@@ -50,6 +50,10 @@ ENV.globals.update(
     inline_scripts=[],
     scripts=[],  # script modules under /static to load
     standalone=False,
+    static_root="/static/",  # where style.css and the scripts are (a published site: relative)
+    home="/",  # the brand's link
+    back="",  # a link up (a night's match page: to the night), with `back_label`
+    back_label="",
 )
 
 
@@ -105,17 +109,28 @@ def page_title(view: MatchView) -> str:
     return f"{view.aliases[0]} v {view.aliases[1]}: {view.match_id}"
 
 
-def render_match(view: MatchView, *, live: bool = False) -> str:
-    """The match page as `cogolf serve` serves it."""
+def render_match(view: MatchView, *, live: bool = False, **context: Any) -> str:
+    """The match page as `cogolf serve` serves it; `context`: page defaults to override
+    (`back`, `back_label`)."""
     return render_page(
-        "match.html", scripts=["match.js"], view=view, live=live, page_title=page_title(view)
+        "match.html",
+        scripts=["match.js"],
+        view=view,
+        live=live,
+        page_title=page_title(view),
+        **context,
     )
 
 
-def render_standalone(view: MatchView) -> str:
+def render_standalone(view: MatchView, **context: Any) -> str:
     """The match page as one self-contained file (`cogolf replay FILE --html`)."""
     return standalone_page(
-        "match.html", scripts=["match.js"], view=view, live=False, page_title=page_title(view)
+        "match.html",
+        scripts=["match.js"],
+        view=view,
+        live=False,
+        page_title=page_title(view),
+        **context,
     )
 
 

@@ -22,6 +22,8 @@ from starlette.staticfiles import StaticFiles
 
 from cogolf.game import HostedGame
 from cogolf.pages.fields import as_float, as_int, as_list, as_str
+from cogolf.pages.nights import NightFolders, list_nights
+from cogolf.pages.nights_routes import night_href, night_routes
 from cogolf.pages.render import PAGE_HEADERS, MatchRow, render_index, render_match, static_dir
 from cogolf.pages.view import PageError, build_view, deck_specs, decode_lines, disclosed
 from cogolf.server.disclosure import ENDED, View
@@ -85,23 +87,21 @@ def match_page_body(
     return render_match(view, live=status not in ENDED)
 
 
-# More of `/`: each function returns template variables for the index (e.g. league
-# nights for `nights_index.html`); it runs off the event loop.
-INDEX_CONTEXT: list[Callable[[], dict[str, Any]]] = []
+def page_routes(
+    matches: Callable[[], Iterable[HostedGame]],
+    view_of: ViewOf,
+    index_extra: Callable[[], dict[str, Any]] | None = None,
+) -> list[BaseRoute]:
+    """`/` and the static files; `index_extra` returns more template variables for `/`
+    (league nights), off the event loop."""
 
+    def render(live: list[MatchRow], finished: list[MatchRow]) -> str:
+        return render_index(live, finished, **(index_extra() if index_extra else {}))
 
-def _index(live: list[MatchRow], finished: list[MatchRow]) -> str:
-    extra: dict[str, Any] = {}
-    for more in INDEX_CONTEXT:
-        extra.update(more())
-    return render_index(live, finished, **extra)
-
-
-def page_routes(matches: Callable[[], Iterable[HostedGame]], view_of: ViewOf) -> list[BaseRoute]:
     async def index(request: Request) -> Response:
         docs = [view_of(h, request).status(h.status_doc()) for h in matches()]
         live, finished = match_rows(docs)
-        return html(await run_in_threadpool(_index, live, finished))
+        return html(await run_in_threadpool(render, live, finished))
 
     return [
         Route("/", index),
@@ -126,7 +126,11 @@ async def match_page(
 
 
 class Site:
-    """The pages as the server takes them (`cogolf.server.pages.Pages`)."""
+    """The pages as the server takes them (`cogolf.server.pages.Pages`); with `nights`,
+    the league nights' pages too and a list of them on `/`."""
+
+    def __init__(self, nights: NightFolders | None = None) -> None:
+        self.nights = nights
 
     def wants(self, request: Request) -> bool:
         return wants_html(request)
@@ -134,7 +138,14 @@ class Site:
     def routes(
         self, matches: Callable[[], Iterable[HostedGame]], view_of: ViewOf
     ) -> list[BaseRoute]:
-        return page_routes(matches, view_of)
+        if self.nights is None:
+            return page_routes(matches, view_of)
+        folders = self.nights
+
+        def nights_on_index() -> dict[str, Any]:
+            return {"nights": list_nights(folders), "night_href": night_href}
+
+        return page_routes(matches, view_of, nights_on_index) + night_routes(folders)
 
     async def match_page(
         self, request: Request, hosted: HostedGame | None, view_of: ViewOf, decks: dict[str, Any]
@@ -142,4 +153,4 @@ class Site:
         return await match_page(request, hosted, view_of, decks)
 
 
-SITE = Site()
+SITE = Site()  # match pages only (no league nights)

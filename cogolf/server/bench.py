@@ -12,7 +12,7 @@ import json
 import statistics
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ import websockets
 from cogolf.bots.scripted import baseline_play
 from cogolf.deck import Deck
 from cogolf.game import LiveGame
+from cogolf.server.pages import Pages
 from cogolf.server.requests import CreateMatch
 from cogolf.server.run import ServeOptions, start_server
 
@@ -52,7 +53,11 @@ async def bench_server(
     holes: int,
     sandbox_mode: str,
     accept_weak: bool,
+    pages: Pages | None = None,
+    during: Callable[[str], Awaitable[Callable[[], Awaitable[None]]]] | None = None,
 ) -> dict[str, Any]:
+    """`during(url)` starts something beside the matches (e.g. spectators on the pages
+    `pages` serves) and returns once it is under way; what it returns stops it."""
     with tempfile.TemporaryDirectory(prefix="cogolf-bench-") as tmp:
         server = await start_server(
             ServeOptions(
@@ -66,8 +71,10 @@ async def bench_server(
                 # Every bot connects from loopback: the caps must admit all of them.
                 max_connections=max(1000, 2 * matches + 16),
                 max_connections_per_address=2 * matches + 16,
+                pages=pages,
             )
         )
+        stop_beside = await during(server.url) if during is not None else None
         try:
             hosted = []
             clients = []
@@ -85,6 +92,8 @@ async def bench_server(
             await asyncio.gather(*(h.task for h in hosted if h.task))
             elapsed = time.perf_counter() - start
         finally:
+            if stop_beside is not None:
+                await stop_beside()
             await server.stop()
     latencies = [lat for h in hosted if h.driver for lat in h.driver.reply_latencies]
     incomplete = [h.match_id for h in hosted if not h.result or h.result.reason != "complete"]

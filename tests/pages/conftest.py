@@ -145,3 +145,23 @@ def golf(served: Served) -> dict[str, Any]:
                 source = None
             ws.send(json.dumps({"type": "submission", "hole": msg["hole"], "source": source}))
     return {"match_id": made["match_id"], "path": served.journal(made["match_id"])}
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright, for one test module at a time: Playwright's
+    sync API holds an event loop in this thread while it runs, so it must be gone before
+    another module's test calls `asyncio.run`. In CI a missing Playwright fails."""
+    if os.environ.get("CI"):
+        from playwright.sync_api import sync_playwright
+    else:
+        sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        try:
+            yield b
+        finally:
+            b.close()

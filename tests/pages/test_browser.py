@@ -8,37 +8,25 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.pages.conftest import HOSTILE_NAMES, ROOT, Served
+from tests.pages.conftest import CHROMIUM, HOSTILE_NAMES, ROOT, Served
 from tests.stacks import needs
 
-CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = needs(CHROMIUM.exists(), "Debian's chromium")
 
 if os.environ.get("CI"):
-    from playwright.sync_api import Browser, Page, sync_playwright  # CI: missing fails
+    from playwright.sync_api import Browser, Page  # CI: missing fails
 else:
     sync_api = pytest.importorskip("playwright.sync_api")
-    Browser, Page, sync_playwright = sync_api.Browser, sync_api.Page, sync_api.sync_playwright
+    Browser, Page = sync_api.Browser, sync_api.Page
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1200, "height": 900}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 class Watched:

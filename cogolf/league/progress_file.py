@@ -1,0 +1,46 @@
+"""`progress.json` in a night's folder: how far a running night is, for pages to show.
+
+Written atomically by `league run` when the night starts, after every match, when
+the solo games start and when the night ends; nothing else reads or needs it (the
+standings never do). `pid` lets a reader on the same machine tell a night still
+running from one that was stopped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+
+from cogolf.league.progress import Progress
+
+PROGRESS_NAME = "progress.json"
+LEADERS = 10
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def write_progress(folder: Path, night: str, progress: Progress, state: str, void: int) -> None:
+    """`state`: matches | solo | finished."""
+    leaders = sorted(progress.points.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0]))
+    doc = {
+        "format": "cogolf-night-progress",
+        "night": night,
+        "state": state,
+        "done": progress.done,
+        "total": progress.total,
+        "void": void,
+        "pid": os.getpid(),
+        "updated_at": _now(),
+        "leaders": [{"name": n, "points": p, "margin": m} for n, (p, m) in leaders[:LEADERS]],
+    }
+    path = folder / PROGRESS_NAME
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(doc, indent=2) + "\n")
+        tmp.replace(path)
+    except OSError:
+        pass  # progress is a courtesy for spectators; the night goes on without it

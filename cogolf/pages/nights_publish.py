@@ -1,0 +1,111 @@
+"""`cogolf league publish`: a night as a static site any static host (or a disk) serves.
+
+    SITE/index.html              the night: standings, head to head, game tables, matches
+    SITE/matches/<match_id>.html one page per replay
+    SITE/standings.json          the standings it shows
+    SITE/static/*.css            the stylesheets
+
+Pages hold no script at all, and each carries its Content-Security-Policy in a
+meta tag (a static host sends no headers of ours). Every link is relative, so
+the folder works from `file://` as well as from any path on a host.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from cogolf.pages.nights import (
+    NAME,
+    REPLAY_SUFFIX,
+    NightFileError,
+    NightFolders,
+    read_json,
+)
+from cogolf.pages.nights_match import match_page_html
+from cogolf.pages.nights_render import STATIC, STATIC_CSP, render_night
+from cogolf.pages.nights_view import build_night
+
+SITE_MARKER = ".cogolf-site"
+class PublishError(ValueError):
+    """Why a night cannot be published: names the folder or file."""
+
+
+@dataclass(frozen=True)
+class Published:
+    index: Path
+    matches: int
+
+
+def night_name(replays_dir: Path) -> str:
+    """The night's name: its manifest's, else its folder's; either must be a night name."""
+    manifest = replays_dir / "night.json"
+    name = replays_dir.name
+    if manifest.is_file():
+        try:
+            doc = read_json(manifest)
+        except NightFileError as exc:
+            raise PublishError(f"{replays_dir}: {exc}") from None
+        if isinstance(doc, dict) and isinstance(doc.get("name"), str):
+            name = doc["name"]
+    if not NAME.fullmatch(name):
+        raise PublishError(f"{replays_dir}: {name!r} is not a night name")
+    return name
+
+
+def _prepare(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise PublishError(f"{out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / SITE_MARKER).exists():
+        raise PublishError(f"{out}: not empty and not a published night; choose an empty folder")
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(out / "matches", ignore_errors=True)
+    (out / "matches").mkdir()
+    (out / "static").mkdir(exist_ok=True)
+    (out / SITE_MARKER).write_text("a night published by `cogolf league publish`\n")
+
+
+def publish(replays_dir: Path, out: Path, league_dir: Path) -> Published:
+    replays_dir = Path(replays_dir)
+    if not replays_dir.is_dir():
+        raise PublishError(f"{replays_dir}: not a folder")
+    if (replays_dir / "standings.json").is_file() and not (replays_dir / "night.json").exists():
+        raise PublishError(
+            f"{replays_dir}: this is a standings folder; give the night's replay folder "
+            f"(replays/{replays_dir.name}/)"
+        )
+    name = night_name(replays_dir)
+    if replays_dir.name != name:
+        raise PublishError(f"{replays_dir}: the folder of night {name!r} must be named {name}")
+    folders = NightFolders(league_dir, replays_dir.parent)
+    standings = folders.standings_path(name)
+    if not standings.is_file():
+        raise PublishError(
+            f"{standings}: no standings; run `cogolf league standings {replays_dir}` first"
+        )
+    try:
+        folders.load_standings(name)
+    except NightFileError as exc:
+        raise PublishError(f"{standings}: {exc}") from None
+    _prepare(out)
+    night = build_night(folders, name, lambda mid: f"matches/{quote(mid)}.html")
+    night.status = "finished" if night.status == "running" else night.status
+    for css in ("style.css", "night.css"):
+        shutil.copyfile(STATIC / css, out / "static" / css)
+    shutil.copyfile(standings, out / "standings.json")
+    count = 0
+    for mid in sorted(folders.replay_ids(name)):
+        path = replays_dir / f"{mid}{REPLAY_SUFFIX}"
+        html = match_page_html(path, back="../index.html", night=name, standalone=True)
+        (out / "matches" / f"{mid}.html").write_text(html, encoding="utf-8")
+        count += 1
+    index = out / "index.html"
+    index.write_text(
+        render_night(
+            night, static_root="static/", home="index.html", scripts=False, csp_meta=STATIC_CSP
+        ),
+        encoding="utf-8",
+    )
+    return Published(index, count)

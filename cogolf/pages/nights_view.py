@@ -1,0 +1,485 @@
+"""What a night page shows, computed from the night's files: the view model.
+
+Everything a template needs is decided here (bar geometry, heat classes, links,
+labels), so the templates stay plain and the same view serves `/nights/{name}`
+and the published site. Every value from a file is treated as untrusted: shapes
+are checked field by field (a wrong one becomes a listed problem, never a crash)
+and text is left for the templates to escape.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cogolf.pages.nights import (
+    REPLAY_SUFFIX,
+    NightFileError,
+    NightFolders,
+    read_json,
+)
+
+HEAT_STEPS = 4  # heat classes heat-n4..heat-p4 either side of zero
+MAX_GOLF_FILES = 2000
+
+Href = Callable[[str], str]  # match id -> link to its page
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _num(value: object, default: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return default
+    return float(value)
+
+
+def _int(value: object) -> int:
+    return int(_num(value))
+
+
+def signed(value: float) -> str:
+    text = f"{value:+g}" if value else "0"
+    return text
+
+
+@dataclass
+class Bar:
+    """A rating with its 95% interval, in percent of the chart's width."""
+
+    low: float
+    high: float
+    mid: float
+    anchor: float | None
+
+
+@dataclass
+class Row:
+    rank: int | None
+    name: str
+    matches: int
+    wins: int
+    draws: int
+    losses: int
+    points: int
+    margin: int
+    void: int
+    breaches: int
+    breaches_taken: int
+    par_fails: int
+    fallbacks: int
+    rating: float | None = None
+    low: float | None = None
+    high: float | None = None
+    tied: int = 0
+    bar: Bar | None = None
+
+
+@dataclass
+class Cell:
+    value: int | None  # None on the diagonal
+    heat: str
+    title: str
+
+
+@dataclass
+class MatchLine:
+    match_id: str
+    names: tuple[str, str]
+    scores: tuple[int, int] | None
+    winner: str | None
+    outcome: str  # "win" | "draw" | "void" | "unplayed"
+    note: str
+    href: str | None
+
+
+@dataclass
+class GolfHole:
+    hole: str
+    title: str
+    bytes: int
+    score: float
+    status: str
+    tests: str
+
+
+@dataclass
+class Night:
+    name: str
+    status: str
+    date: str
+    rows: list[Row] = field(default_factory=list)
+    scale: tuple[float, float] = (0.0, 1.0)
+    ticks: list[tuple[float, str]] = field(default_factory=list)
+    anchor: str | None = None
+    h2h_names: list[str] = field(default_factory=list)
+    h2h: list[list[Cell]] = field(default_factory=list)
+    matches: list[MatchLine] = field(default_factory=list)
+    counts: dict[str, int | None] = field(default_factory=dict)
+    golf: dict[str, Any] | None = None
+    commit0: dict[str, Any] | None = None
+    project: dict[str, Any] | None = None
+    combined: dict[str, Any] | None = None
+    progress: dict[str, Any] | None = None
+    problems: list[str] = field(default_factory=list)
+    has_standings: bool = False
+    recent: list[tuple[str, str]] = field(default_factory=list)  # before standings: (id, href)
+
+
+def _scale(lows: list[float], highs: list[float]) -> tuple[float, float]:
+    lo, hi = min(lows), max(highs)
+    pad = max((hi - lo) * 0.05, 10.0)
+    return lo - pad, hi + pad
+
+
+def _pct(value: float, scale: tuple[float, float]) -> float:
+    lo, hi = scale
+    return round(100.0 * (value - lo) / (hi - lo), 2) if hi > lo else 50.0
+
+
+def _ticks(scale: tuple[float, float]) -> list[tuple[float, str]]:
+    lo, hi = scale
+    span = hi - lo
+    step = next((s for s in (10, 25, 50, 100, 200, 250, 500, 1000) if span / s <= 4), 2000)
+    first = math.ceil(lo / step) * step
+    return [(_pct(v, scale), f"{v:g}") for v in range(int(first), int(hi) + 1, step)]
+
+
+def heat_class(value: int, biggest: int) -> str:
+    if value == 0 or biggest == 0:
+        return "heat-0"
+    step = max(1, min(HEAT_STEPS, math.ceil(HEAT_STEPS * abs(value) / biggest)))
+    return f"heat-{'p' if value > 0 else 'n'}{step}"
+
+
+def _rows(cogolf: dict[str, Any]) -> tuple[list[Row], dict[str, Any]]:
+    ratings = _dict(cogolf.get("ratings"))
+    rated = {
+        r["name"]: r
+        for r in _list(ratings.get("entrants"))
+        if isinstance(r, dict) and isinstance(r.get("name"), str)
+    }
+    rows = []
+    for t in _list(cogolf.get("table")):
+        if not isinstance(t, dict) or not isinstance(t.get("name"), str):
+            continue
+        r = rated.get(t["name"], {})
+        rank = t.get("rank")
+        rating = _num(r["rating"]) if "rating" in r else None
+        rows.append(
+            Row(
+                rank=rank if type(rank) is int else None,
+                name=t["name"],
+                matches=_int(t.get("matches")),
+                wins=_int(t.get("wins")),
+                draws=_int(t.get("draws")),
+                losses=_int(t.get("losses")),
+                points=_int(t.get("points")),
+                margin=_int(t.get("margin")),
+                void=_int(t.get("void")),
+                breaches=_int(t.get("breaches")),
+                breaches_taken=_int(t.get("breaches_taken")),
+                par_fails=_int(t.get("par_fails")),
+                fallbacks=_int(t.get("fallbacks")),
+                rating=rating,
+                low=None if rating is None else _num(r.get("low"), rating),
+                high=None if rating is None else _num(r.get("high"), rating),
+                tied=len(_list(r.get("tied_with"))),
+            )
+        )
+    return rows, ratings
+
+
+def _bars(night: Night, ratings: dict[str, Any]) -> None:
+    # `_rows` gives a rated row its low and high (the rating itself when absent).
+    rated = [(r, r.rating, r.low, r.high) for r in night.rows]
+    rows = [(r, v, lo, hi) for r, v, lo, hi in rated if v is not None and lo is not None
+            and hi is not None]  # fmt: skip
+    if not rows:
+        return
+    anchor_rating = _num(ratings.get("anchor_rating"), 1000.0)
+    anchor = ratings.get("anchor")
+    night.anchor = anchor if isinstance(anchor, str) else None
+    extra = [anchor_rating] if night.anchor else []
+    scale = _scale([lo for *_, lo, _ in rows] + extra, [hi for *_, hi in rows] + extra)
+    night.scale = scale
+    night.ticks = _ticks(scale)
+    for r, value, lo, hi in rows:
+        r.bar = Bar(
+            low=_pct(lo, scale),
+            high=_pct(hi, scale),
+            mid=_pct(value, scale),
+            anchor=_pct(anchor_rating, scale) if night.anchor else None,
+        )
+
+
+def _h2h(night: Night, cogolf: dict[str, Any]) -> None:
+    matrix = _dict(cogolf.get("head_to_head"))
+    names = [r.name for r in night.rows if r.name in matrix]
+    biggest = max(
+        (abs(_int(v)) for row in matrix.values() if isinstance(row, dict) for v in row.values()),
+        default=0,
+    )
+    night.h2h_names = names
+    for a in names:
+        cells = []
+        row = _dict(matrix.get(a))
+        for b in names:
+            if a == b:
+                cells.append(Cell(None, "heat-self", a))
+                continue
+            v = _int(row.get(b))
+            cells.append(Cell(v, heat_class(v, biggest), f"{a} against {b}: margin {signed(v)}"))
+        night.h2h.append(cells)
+
+
+def _matches(night: Night, cogolf: dict[str, Any], href: Href, replays: set[str]) -> None:
+    for r in _list(cogolf.get("results")):
+        if not isinstance(r, dict) or not isinstance(r.get("match_id"), str):
+            continue
+        names = [str(n) for n in _list(r.get("names"))[:2]] + ["?", "?"]
+        scores = [_int(s) for s in _list(r.get("scores"))[:2]] + [0, 0]
+        winner = r.get("winner") if isinstance(r.get("winner"), str) else None
+        mid = r["match_id"]
+        night.matches.append(
+            MatchLine(
+                mid, (names[0], names[1]), (scores[0], scores[1]), winner,
+                "win" if winner else "draw", str(r.get("reason", "")),
+                href(mid) if mid in replays else None,
+            )
+        )  # fmt: skip
+    for v in _list(cogolf.get("void")):
+        if not isinstance(v, dict) or not isinstance(v.get("match_id"), str):
+            continue
+        names = [str(n) for n in _list(v.get("names"))[:2]] + ["?", "?"]
+        mid = v["match_id"]
+        night.matches.append(
+            MatchLine(mid, (names[0], names[1]), None, None, "void", str(v.get("cause", "")),
+                      href(mid) if mid in replays else None)
+        )  # fmt: skip
+    played = _dict(cogolf.get("matches"))
+    for mid in _list(played.get("unplayed")):
+        if isinstance(mid, str):
+            night.matches.append(MatchLine(mid, ("", ""), None, None, "unplayed", "", None))
+    night.matches.sort(key=lambda m: m.match_id)
+    night.counts = {
+        "scheduled": played.get("scheduled") if type(played.get("scheduled")) is int else None,
+        "played": _int(played.get("played")),
+        "void": _int(played.get("void")),
+    }
+
+
+def _golf_holes(
+    folders: NightFolders, night: str, problems: list[str]
+) -> dict[tuple[str, str], list[GolfHole]]:
+    """Hole-by-hole golf detail from the result files (the standings keep totals only)."""
+    out: dict[tuple[str, str], list[GolfHole]] = {}
+    folder = folders.replays_dir(night) / "golf"
+    try:
+        files = sorted(p for p in folder.iterdir() if p.suffix == ".json" and p.is_file())
+    except OSError:
+        return out
+    for path in files[:MAX_GOLF_FILES]:
+        try:
+            doc = read_json(path)
+        except NightFileError as exc:
+            problems.append(f"golf/{exc}")
+            continue
+        if not isinstance(doc, dict):
+            continue
+        model, course = doc.get("model"), doc.get("course")
+        if not isinstance(model, str) or not isinstance(course, str):
+            continue
+        holes = []
+        for h in _list(doc.get("holes")):
+            if not isinstance(h, dict):
+                continue
+            holes.append(
+                GolfHole(
+                    hole=str(h.get("hole", "")),
+                    title=str(h.get("title", "")),
+                    bytes=_int(h.get("bytes")),
+                    score=round(_num(h.get("score")), 2),
+                    status=str(h.get("status", "")),
+                    tests=f"{_int(h.get('tests_passed'))}/{_int(h.get('tests_total'))}",
+                )
+            )
+        out[(model, course)] = holes
+    return out
+
+
+def _golf(night: Night, doc: dict[str, Any], folders: NightFolders) -> None:
+    courses = [c for c in _list(doc.get("courses")) if isinstance(c, str)]
+    holes = _golf_holes(folders, night.name, night.problems)
+    per_course = {}
+    for c in courses:
+        rows: list[dict[str, Any]] = []
+        for r in _list(_dict(doc.get("per_course")).get(c)):
+            if not isinstance(r, dict):
+                continue
+            name = str(r.get("entrant", ""))
+            rows.append(
+                {
+                    "rank": r.get("rank") if type(r.get("rank")) is int else None,
+                    "entrant": name,
+                    "score": round(_num(r.get("score")), 2),
+                    "bytes": _int(r.get("raw_bytes")),
+                    "tests": f"{_int(r.get('tests_passed'))}/{_int(r.get('tests_total'))}",
+                    "holes": f"{_int(r.get('holes_passed'))}/{_int(r.get('holes_total'))}",
+                    "detail": holes.get((name, c), []),
+                }
+            )
+        hole_names: list[str] = []
+        for r in rows:
+            for h in r["detail"]:
+                if h.hole not in hole_names:
+                    hole_names.append(h.hole)
+        for r in rows:
+            by = {h.hole: h for h in r["detail"]}
+            r["cells"] = [by.get(h) for h in hole_names]
+        per_course[c] = {"rows": rows, "holes": hole_names}
+    combined = []
+    for r in _list(doc.get("combined")):
+        if isinstance(r, dict):
+            combined.append(
+                {
+                    "rank": r.get("rank") if type(r.get("rank")) is int else None,
+                    "entrant": str(r.get("entrant", "")),
+                    "score": round(_num(r.get("score")), 2),
+                    "courses": {c: round(_num(v), 2) for c, v in _dict(r.get("courses")).items()},
+                    "missing": [str(x) for x in _list(r.get("missing"))],
+                }
+            )
+    night.golf = {
+        "courses": courses,
+        "per_course": per_course,
+        "combined": combined,
+        "void": _void(doc),
+    }
+
+
+def _void(doc: dict[str, Any]) -> list[dict[str, str]]:
+    return [
+        {"entrant": str(v.get("entrant", "")), "item": str(v.get("item", "")),
+         "cause": str(v.get("cause", ""))}
+        for v in _list(doc.get("void")) if isinstance(v, dict)
+    ]  # fmt: skip
+
+
+def _per_task_table(doc: dict[str, Any], value: str) -> dict[str, Any]:
+    tasks = [t for t in _list(doc.get("tasks")) if isinstance(t, str)]
+    rows = []
+    for r in _list(doc.get("table")):
+        if not isinstance(r, dict):
+            continue
+        per = _dict(r.get("per_task"))
+        rows.append({
+            "rank": r.get("rank") if type(r.get("rank")) is int else None,
+            "entrant": str(r.get("entrant", "")),
+            "value": round(_num(r.get(value)), 3),
+            "per_task": [None if per.get(t) is None else round(_num(per.get(t)), 3)
+                         for t in tasks],
+            "complete": bool(r.get("complete")),
+        })  # fmt: skip
+    return {
+        "tasks": tasks,
+        "rows": rows,
+        "void": _void(doc),
+        "out_of": _int(doc.get("out_of")) or None,
+    }
+
+
+def _combined(doc: dict[str, Any]) -> dict[str, Any]:
+    games = [g for g in _list(doc.get("games")) if isinstance(g, str)]
+    rows = []
+    for r in _list(doc.get("table")):
+        if isinstance(r, dict):
+            ranks = _dict(r.get("ranks"))
+            rows.append(
+                {
+                    "rank": r.get("rank") if type(r.get("rank")) is int else None,
+                    "entrant": str(r.get("entrant", "")),
+                    "mean_rank": round(_num(r.get("mean_rank")), 3),
+                    "ranks": [ranks.get(g) if type(ranks.get(g)) is int else None for g in games],
+                }
+            )
+    incomplete = [
+        {"entrant": str(r.get("entrant", "")),
+         "missing": [str(g) for g in _list(r.get("missing"))]}
+        for r in _list(doc.get("incomplete")) if isinstance(r, dict)
+    ]  # fmt: skip
+    return {
+        "games": games,
+        "rule": str(doc.get("rule", "")),
+        "rows": rows,
+        "incomplete": incomplete,
+    }
+
+
+def _recent_replays(folders: NightFolders, name: str, count: int = 50) -> list[str]:
+    """The latest replays of a night without standings yet, newest first."""
+    folder = folders.replays_dir(name)
+    stamped = []
+    for mid in folders.replay_ids(name):
+        try:
+            stamped.append(((folder / f"{mid}{REPLAY_SUFFIX}").stat().st_mtime, mid))
+        except OSError:
+            continue
+    return [mid for _, mid in sorted(stamped, reverse=True)[:count]]
+
+
+def build_night(folders: NightFolders, name: str, href: Href) -> Night:
+    """The view of one night from its files; unreadable parts become listed problems."""
+    summary = folders.summary(name)
+    night = Night(name=name, status=summary.status, date=summary.date)
+    progress = folders.load_progress(name)
+    night.progress = progress_doc(progress) if progress is not None else None
+    try:
+        doc = folders.load_standings(name)
+    except NightFileError as exc:
+        night.problems.append(str(exc))
+        doc = None
+    if doc is None:
+        night.recent = [(mid, href(mid)) for mid in _recent_replays(folders, name)]
+        return night
+    night.has_standings = True
+    night.problems += [str(p) for p in _list(doc.get("problems"))]
+    games = _dict(doc.get("games"))
+    cogolf = _dict(games.get("cogolf"))
+    night.rows, ratings = _rows(cogolf)
+    _bars(night, ratings)
+    _h2h(night, cogolf)
+    _matches(night, cogolf, href, folders.replay_ids(name))
+    if "golf" in games:
+        _golf(night, _dict(games["golf"]), folders)
+    if "commit0" in games:
+        night.commit0 = _per_task_table(_dict(games["commit0"]), "mean_pass_rate")
+    if "project" in games:
+        night.project = _per_task_table(_dict(games["project"]), "total")
+    if len(games) > 1:
+        night.combined = _combined(_dict(doc.get("combined")))
+    return night
+
+
+def progress_doc(progress: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The part of a progress file a page polls for (numbers and names only)."""
+    p = dict(progress or {})
+    return {
+        "state": str(p.get("state", "none")),
+        "done": _int(p.get("done")),
+        "total": _int(p.get("total")),
+        "void": _int(p.get("void")),
+        "updated_at": str(p.get("updated_at", "")),
+        "leaders": [
+            {"name": str(r.get("name", "")), "points": _int(r.get("points")),
+             "margin": _int(r.get("margin"))}
+            for r in _list(p.get("leaders"))[:10] if isinstance(r, dict)
+        ],
+    }  # fmt: skip
