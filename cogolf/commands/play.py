@@ -43,6 +43,7 @@ from cogolf.server.requests import (
 from cogolf.server.run import ServeOptions, start_server
 
 DEFAULT_REPLAYS = Path("replays")
+TRANSCRIPTS_DIR = "llm"  # an LLM seat's transcript, beside the replays
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -226,7 +227,10 @@ def run(args: argparse.Namespace) -> int:
                 match_id=match_id,
                 hash_seed=config.hash_seed,
             )
-            commands = [policy_command(n, args.deck) for n in config.names]
+            commands = [
+                policy_command(n, args.deck, transcripts=args.replays / TRANSCRIPTS_DIR)
+                for n in config.names
+            ]
             await play_on_server(server, request, commands)
         finally:
             await server.stop()
