@@ -14,6 +14,7 @@ from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.deck import Deck, DeckError, load
 from cogolf.league.botwall import BotSetupError, bot_python, import_path, readable_by_bots
 from cogolf.league.night import Night
+from cogolf.llm.entrant import PREFIX as LLM_PREFIX
 from cogolf.league.solo_plan import solo_plan
 
 
@@ -53,6 +54,8 @@ def check_bot_files(night: Night) -> None:
             if not where.is_dir() or not readable_by_bots(str(where)):
                 raise night.error(("entrant", idx, key), f"the bot's working folder {where} "
                                   "is not a folder every user can read (bots run unprivileged)")
+        elif entrant.policy is not None and entrant.policy.startswith(LLM_PREFIX):
+            continue  # the platform's own player, run outside the wall (llm.entrant)
         elif entrant.policy is not None and ".py:" in entrant.policy:
             file = entrant.policy.rpartition(":")[0]
             if not readable_by_bots(file):

@@ -7,6 +7,7 @@ that holds it, and no error message ever repeats a value that might be a key.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
@@ -53,30 +54,43 @@ class LLMConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only
         return value
 
 
-def from_table(table: Any, where: str) -> LLMConfig:
-    """Validate a decoded TOML table; `where` prefixes every error (file, or file and field)."""
+def from_table(table: Any, where: str = "") -> LLMConfig:
+    """Validate a decoded TOML table; `where` (a file) prefixes every error."""
+    try:
+        return _from_table(table)
+    except LLMConfigError as exc:
+        raise LLMConfigError(f"{where}: {exc}" if where else str(exc)) from None
+
+
+def _from_table(table: Any) -> LLMConfig:
     if not isinstance(table, dict):
-        raise LLMConfigError(f"{where}: must be a table, got {type(table).__name__}")
+        raise LLMConfigError(f"must be a table, got {type(table).__name__}")
     for name in table:
         if name.lower() in SECRET_FIELDS:
             raise LLMConfigError(
-                f"{where}: {name}: a key never goes in a file; name the environment "
+                f"{name}: a key never goes in a file; name the environment "
                 "variable that holds it in api_key_env"
             )
     env = table.get("api_key_env")
     if env is not None and (not isinstance(env, str) or not ENV_NAME.match(env)):
         # The value is not repeated: a key pasted here by mistake must not reach a log.
         raise LLMConfigError(
-            f"{where}: api_key_env: must be the name of an environment variable "
+            "api_key_env: must be the name of an environment variable "
             "(letters, digits and '_'), not the key itself"
         )
     try:
         config = msgspec.convert(table, LLMConfig)
     except msgspec.ValidationError as exc:
-        raise LLMConfigError(f"{where}: {exc}") from None
+        raise LLMConfigError(str(exc)) from None
+    try:
+        json.dumps(config.extra, allow_nan=False)
+    except (TypeError, ValueError):
+        raise LLMConfigError(
+            "extra: only JSON values (strings, numbers, booleans, arrays, tables)"
+        ) from None
     clash = sorted(RESERVED_EXTRA & set(config.extra))
     if clash:
-        raise LLMConfigError(f"{where}: extra: {', '.join(clash)} is set by the player")
+        raise LLMConfigError(f"extra: {', '.join(clash)} is set by the player")
     return config
 
 

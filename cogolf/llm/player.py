@@ -20,7 +20,7 @@ from typing import Any
 import structlog
 
 from cogolf.llm import prompts
-from cogolf.llm.config import LLMConfig, load_config
+from cogolf.llm.config import LLMConfig
 from cogolf.llm.providers import Provider, ProviderError, Reply
 from cogolf.llm.replies import ReplyError, cogolf_play, golf_source
 from cogolf.llm.transcript import Redactor, Transcript, transcript_path
@@ -153,7 +153,8 @@ class Turn:
                 time.sleep(wait)
                 continue
             try:
-                return self._parse(reply.text)
+                # A provider that echoes the key must not get it into a play.
+                return self._parse(self.p.redact(reply.text))
             except ReplyError as exc:
                 self.log.info("llm_reply_refused", attempt=self.attempts, error=str(exc))
                 if reasks == 0:
@@ -234,6 +235,8 @@ class Turn:
             self.p.transcript.write("turn", hole=self.hole, golf=self.golf, **fields)
 
 
-def player_from_ref(path: str) -> LLMPlayer:
-    """The player of a policy reference `llm:CONFIG.toml`."""
-    return LLMPlayer(load_config(path))
+def player_from_ref(ref: str) -> LLMPlayer:
+    """The player of a policy reference `llm:CONFIG.toml` (or a night's inline `llm:{...}`)."""
+    from cogolf.llm.entrant import config_of
+
+    return LLMPlayer(config_of(ref))
