@@ -14,8 +14,8 @@ from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.deck import Deck, DeckError, load
 from cogolf.league.botwall import BotSetupError, bot_python, import_path, readable_by_bots
 from cogolf.league.night import Night
-from cogolf.llm.entrant import PREFIX as LLM_PREFIX
 from cogolf.league.solo_plan import solo_plan
+from cogolf.llm.entrant import PREFIX as LLM_PREFIX
 
 
 def load_night_deck(night: Night) -> Deck:

@@ -29,10 +29,10 @@ from cogolf.league.night_solo import (
     submission_template,
 )
 from cogolf.league.nightfields import NightError, Reader, error, kind, resolve
-from cogolf.llm.config import LLMConfigError
-from cogolf.llm.entrant import llm_policy
 from cogolf.league.tomllines import Path as KeyPath
 from cogolf.league.tomllines import key_lines
+from cogolf.llm.config import LLMConfigError
+from cogolf.llm.entrant import llm_policy
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$")
 MIN_ENTRANTS = 2

@@ -54,6 +54,18 @@ def seat_command(policy: str, deck_dir: Path, log: Path) -> list[str]:
     to the same log as a walled bot's, its transcript to `llm/` beside the replays.
     """
     transcripts = Path(log).parent.parent / TRANSCRIPTS_DIR
-    argv = [sys.executable, "-m", "cogolf", "bot", "--url", "{url}", "--policy", policy,
-            "--deck", str(deck_dir), "--transcripts", str(transcripts)]
+    argv = [
+        sys.executable,
+        "-m",
+        "cogolf",
+        "bot",
+        "--url",
+        "{url}",
+        "--policy",
+        policy,
+        "--deck",
+        str(deck_dir),
+        "--transcripts",
+        str(transcripts),
+    ]
     return ["/bin/sh", "-c", 'exec "$@" >>"$0" 2>&1', str(log), *argv]

@@ -19,8 +19,14 @@ DECK = load_public()
 
 def table(fake: FakeProvider, provider: str, model: str, **more: Any) -> dict[str, Any]:
     url = fake.openai_url if provider == "openai" else fake.anthropic_url
-    return {"provider": provider, "model": model, "base_url": url, "api_key_env": KEY_ENV,
-            "request_timeout": 30.0, **more}
+    return {
+        "provider": provider,
+        "model": model,
+        "base_url": url,
+        "api_key_env": KEY_ENV,
+        "request_timeout": 30.0,
+        **more,
+    }
 
 
 def config(fake: FakeProvider, provider: str, model: str, **more: Any) -> LLMConfig:
@@ -39,11 +45,13 @@ def observation(key: str | None = None, hole: int = 1, history: Any = ()) -> dic
     """A Cogolf observation of a core spec, shaped as the server sends it."""
     key = key or sorted(DECK.specs)[0]
     return {
-        "hole": hole, "holes": 9,
+        "hole": hole,
+        "holes": 9,
         "spec": msgspec.to_builtins(DECK.specs[key].spec),
         "you": {"alias": "Ash", "slot": 0, "score": 0},
         "opponent": {"alias": "Basil", "slot": 1, "score": 0},
-        "history": list(history), "rules": {"max_tests": 5, "max_impl_chars": 4000},
+        "history": list(history),
+        "rules": {"max_tests": 5, "max_impl_chars": 4000},
     }
 
 

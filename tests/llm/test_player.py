@@ -18,8 +18,11 @@ from cogolf.llm.player import GiveUp, LLMPlayer
 from cogolf.llm.transcript import Transcript, transcript_path
 from tests.llm.helpers import DECK, KEY, PROVIDERS, config, observation
 
-GOOD = {"impl": "def solve(grid):\n    return grid\n", "note": "mine",
-        "tests": [{"name": "one", "args": [[[0]]], "expect": [[0]], "why": "trivial"}]}
+GOOD = {
+    "impl": "def solve(grid):\n    return grid\n",
+    "note": "mine",
+    "tests": [{"name": "one", "args": [[[0]]], "expect": [[0]], "why": "trivial"}],
+}
 
 
 def player(fake: FakeProvider, provider: str, model: str, tmp: Path | None = None) -> LLMPlayer:
@@ -36,8 +39,11 @@ def requests_of(fake: FakeProvider, model: str) -> list[str]:
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_plain_json_and_prose_with_a_fence_are_both_played(fake, provider):
-    fake.script("m", Step(json.dumps(GOOD)),
-                Step("Sure! Here is my play.\n```json\n" + json.dumps(GOOD) + "\n```\nGood luck."))
+    fake.script(
+        "m",
+        Step(json.dumps(GOOD)),
+        Step("Sure! Here is my play.\n```json\n" + json.dumps(GOOD) + "\n```\nGood luck."),
+    )
     p = player(fake, provider, "m")
     assert p(observation(), budget=10) == GOOD
     assert p(observation(), budget=10) == GOOD
@@ -50,8 +56,9 @@ def test_plain_json_and_prose_with_a_fence_are_both_played(fake, provider):
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_invalid_json_is_asked_again_once_with_the_exact_error(fake, provider):
-    fake.script("m", Step('{"impl": "def solve(grid):\n return 1", "tests": [}'),
-                Step(json.dumps(GOOD)))
+    fake.script(
+        "m", Step('{"impl": "def solve(grid):\n return 1", "tests": [}'), Step(json.dumps(GOOD))
+    )
     assert player(fake, provider, "m")(observation(), budget=10) == GOOD
     reask = requests_of(fake, "m")[1]
     assert "cannot be played" in reask and "no JSON object with an impl key" in reask
@@ -101,7 +108,7 @@ def test_429_waits_for_retry_after_then_plays(fake, provider, tmp_path):
 def test_a_retry_after_beyond_the_deadline_gives_up_at_once(fake):
     fake.script("m", Step(status=429, headers={"retry-after": "30"}))
     start = time.monotonic()
-    with pytest.raises(GiveUp, match="rate_limited: waiting 30.00 s"):
+    with pytest.raises(GiveUp, match=r"rate_limited: waiting 30\.00 s"):
         player(fake, "openai", "m")(observation(), budget=5)
     assert time.monotonic() - start < 1.0
 
@@ -132,16 +139,21 @@ def test_a_reply_after_the_deadline_is_abandoned_in_time(fake, provider):
     assert time.monotonic() - start < 1.5
 
 
-@pytest.mark.parametrize(("provider", "finish"), [("openai", "length"), ("anthropic", "max_tokens")])
+@pytest.mark.parametrize(
+    ("provider", "finish"), [("openai", "length"), ("anthropic", "max_tokens")]
+)
 def test_truncated_replies_are_retried(fake, provider, finish):
     fake.script("m", Step('{"impl": "def so', finish=finish), Step(json.dumps(GOOD)))
     assert player(fake, provider, "m")(observation(), budget=10) == GOOD
 
 
-@pytest.mark.parametrize(("provider", "step"), [
-    ("openai", Step(refusal="I cannot help with that")),
-    ("anthropic", Step("no", finish="refusal")),
-])
+@pytest.mark.parametrize(
+    ("provider", "step"),
+    [
+        ("openai", Step(refusal="I cannot help with that")),
+        ("anthropic", Step("no", finish="refusal")),
+    ],
+)
 def test_refusals_are_retried(fake, provider, step):
     fake.script("m", step, Step(json.dumps(GOOD)))
     assert player(fake, provider, "m")(observation(), budget=10) == GOOD
@@ -156,12 +168,26 @@ def test_a_rejected_request_is_not_retried(fake, provider):
 
 
 def test_golf_source_is_the_fence_content_checked_against_the_cap(fake):
-    obs = {"game": "golf", "hole": 3, "holes": 18, "course": "python",
-           "task": {"title": "t", "description": "reverse s", "signature": "def f(s: str) -> str",
-                    "public_tests": [{"args": ["ab"], "expect": "ba"}], "file_name": "x.py"},
-           "rules": {"language": "Python 3", "max_source_bytes": 40}}
-    fake.script("m", Step("Here:\n```python\nf=lambda s:s[::-1]\n```\n"),
-                Step("```python\n" + "#" * 50 + "\n```"), Step("```python\nf=lambda s:s[::-1]\n```"))
+    obs = {
+        "game": "golf",
+        "hole": 3,
+        "holes": 18,
+        "course": "python",
+        "task": {
+            "title": "t",
+            "description": "reverse s",
+            "signature": "def f(s: str) -> str",
+            "public_tests": [{"args": ["ab"], "expect": "ba"}],
+            "file_name": "x.py",
+        },
+        "rules": {"language": "Python 3", "max_source_bytes": 40},
+    }
+    fake.script(
+        "m",
+        Step("Here:\n```python\nf=lambda s:s[::-1]\n```\n"),
+        Step("```python\n" + "#" * 50 + "\n```"),
+        Step("```python\nf=lambda s:s[::-1]\n```"),
+    )
     p = player(fake, "anthropic", "m")
     assert p(obs, budget=10) == "f=lambda s:s[::-1]"
     assert p(obs, budget=10) == "f=lambda s:s[::-1]"
