@@ -38,6 +38,13 @@ def load_llm_policy(config_path: str) -> Policy:
         raise PolicyError(f"policy {LLM_PREFIX}{config_path}: {exc}") from None
 
 
+def seat_name(ref: str) -> str:
+    """The name a match records for a policy: an LLM seat by its config file's stem."""
+    if ref.startswith(LLM_PREFIX) and not ref[len(LLM_PREFIX) :].startswith("{"):
+        return f"{LLM_PREFIX}{Path(ref[len(LLM_PREFIX) :]).stem}"[:64]
+    return ref
+
+
 def load_policy(ref: str, *, deck_dir: Path | None = None) -> Policy:
     """Resolve a policy reference to a callable, instantiating classes once."""
     from cogolf.bots.scripted import SCRIPTED, scripted_policy

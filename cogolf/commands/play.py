@@ -20,7 +20,7 @@ from pathlib import Path
 
 import msgspec
 
-from cogolf.bots.policy import PolicyError, builtin_names, load_policy
+from cogolf.bots.policy import PolicyError, builtin_names, load_policy, seat_name
 from cogolf.commands.common import add_deck_options, add_sandbox_options, load_deck_or_exit
 from cogolf.engine import rules
 from cogolf.engine.match import MatchConfig
@@ -175,7 +175,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        policies = [load_policy(n, deck_dir=args.deck) for n in config.names]
+        refs = list(config.names)  # an LLM seat's name is shorter than its reference
+        config = msgspec.structs.replace(config, names=tuple(seat_name(r) for r in refs))
+        policies = [load_policy(n, deck_dir=args.deck) for n in refs]
     except PolicyError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
@@ -229,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
             )
             commands = [
                 policy_command(n, args.deck, transcripts=args.replays / TRANSCRIPTS_DIR)
-                for n in config.names
+                for n in refs
             ]
             await play_on_server(server, request, commands)
         finally:

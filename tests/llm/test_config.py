@@ -19,11 +19,15 @@ def test_a_full_config_is_read(tmp_path, monkeypatch):
     path.write_text(
         'provider = "anthropic"\nmodel = "claude-x"\nbase_url = "http://127.0.0.1:9/"\n'
         'api_key_env = "MY_KEY"\ntemperature = 0.2\nmax_output_tokens = 2000\n'
-        "request_timeout = 20\n[extra]\ntop_p = 0.9\nmetadata = { user_id = \"league\" }\n"
+        'request_timeout = 20\n[extra]\ntop_p = 0.9\nmetadata = { user_id = "league" }\n'
     )
     c = load_config(path)
     assert (c.provider, c.model, c.temperature, c.max_output_tokens) == (
-        "anthropic", "claude-x", 0.2, 2000)
+        "anthropic",
+        "claude-x",
+        0.2,
+        2000,
+    )
     assert c.extra == {"top_p": 0.9, "metadata": {"user_id": "league"}}
     with pytest.raises(LLMConfigError, match="MY_KEY is unset"):
         c.api_key()
@@ -31,17 +35,20 @@ def test_a_full_config_is_read(tmp_path, monkeypatch):
     assert c.api_key() == "value"
 
 
-@pytest.mark.parametrize(("table", "message"), [
-    ({"model": "m"}, "Object missing required field `provider`"),
-    ({**BASE, "provider": "acme"}, "Invalid enum value 'acme' - at `$.provider`"),
-    ({**BASE, "modle": "x"}, "unknown field `modle`"),
-    ({**BASE, "temperature": 3}, "Expected `float` <= 2"),
-    ({**BASE, "max_output_tokens": 0}, "Expected `int` >= 1 - at `$.max_output_tokens`"),
-    ({**BASE, "request_timeout": -1}, "Expected `float` > 0"),
-    ({**BASE, "base_url": "ftp://x"}, "at `$.base_url`"),
-    ({**BASE, "extra": {"model": "other"}}, "extra: model is set by the player"),
-    ({**BASE, "extra": {"when": __import__("datetime").date(2026, 1, 1)}}, "only JSON values"),
-])
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"model": "m"}, "Object missing required field `provider`"),
+        ({**BASE, "provider": "acme"}, "Invalid enum value 'acme' - at `$.provider`"),
+        ({**BASE, "modle": "x"}, "unknown field `modle`"),
+        ({**BASE, "temperature": 3}, "Expected `float` <= 2"),
+        ({**BASE, "max_output_tokens": 0}, "Expected `int` >= 1 - at `$.max_output_tokens`"),
+        ({**BASE, "request_timeout": -1}, "Expected `float` > 0"),
+        ({**BASE, "base_url": "ftp://x"}, "at `$.base_url`"),
+        ({**BASE, "extra": {"model": "other"}}, "extra: model is set by the player"),
+        ({**BASE, "extra": {"when": __import__("datetime").date(2026, 1, 1)}}, "only JSON values"),
+    ],
+)
 def test_bad_fields_are_named(table, message):
     with pytest.raises(LLMConfigError) as info:
         from_table(table, "night.toml")
@@ -75,7 +82,9 @@ def test_cli_reports_config_errors_cleanly_and_never_the_key(tmp_path):
     ):
         r = subprocess.run(
             [sys.executable, "-m", "cogolf", "bot", *argv, "--url", "ws://127.0.0.1:9"],
-            capture_output=True, text=True, timeout=60,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert r.returncode == 2, r.stderr
         assert expected in r.stderr and "Traceback" not in r.stderr
@@ -100,6 +109,11 @@ policy.warm()
 assert "anthropic" in sys.modules and "openai" not in sys.modules
 print("ok")
 """
-    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                       cwd=Path(__file__).resolve().parents[2])
+    r = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert r.stdout.strip() == "ok", r.stderr
