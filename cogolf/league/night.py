@@ -185,7 +185,7 @@ def _entrant(
             f"{name!r}: use 1-48 letters, digits, '_', '-' or '.', starting with a letter or digit",
         )
     if sum(key in table for key in ("policy", "command", "llm")) != 1:
-        raise r.fail(None, "give exactly one of 'policy', 'command' or 'llm'")
+        raise r.fail(None, "give exactly one of 'policy' or 'command' (or 'llm', a chat model)")
     policy = command = None
     if "llm" in table:
         try:

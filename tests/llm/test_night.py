@@ -54,7 +54,10 @@ def test_inline_and_path_entrants_become_llm_policies(tmp_path):
         ),
         ('llm = "nowhere.toml"', "entrant[1].llm:"),
         ("llm = 3", "must be a path to a config file or an inline table, got int"),
-        ('llm = "c.toml"\npolicy = "pedant"', "give exactly one of 'policy', 'command' or 'llm'"),
+        (
+            'llm = "c.toml"\npolicy = "pedant"',
+            "give exactly one of 'policy' or 'command' (or 'llm', a chat model)",
+        ),
         (f'llm = {{ provider = "openai", model = "m", api_key = "{KEY}" }}', "a key never goes in"),
     ],
 )
