@@ -402,7 +402,7 @@ def _llm_arguments(p: argparse.ArgumentParser) -> None:
 
 def _run_llm(args: argparse.Namespace) -> int:
     from cogolf.games.registry import LIVE
-    from cogolf.llm.bench import bench_llm, format_bench
+    from cogolf.server.llm_bench import bench_llm, format_bench
 
     configure("warning")
     if args.seats < 2 or args.seats % 2 or args.holes < 1 or args.seat_holes < 1:

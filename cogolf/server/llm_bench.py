@@ -32,6 +32,9 @@ from cogolf.deck import Deck, load
 from cogolf.engine.rules import Rules
 from cogolf.game import LiveGame
 from cogolf.llm.fake import FakeProvider
+from cogolf.server.play import play_on_server
+from cogolf.server.requests import CreateMatch
+from cogolf.server.run import ServeOptions, start_server
 
 KEY_ENV = "COGOLF_BENCH_LLM_KEY"
 
@@ -127,10 +130,6 @@ async def _seats(
     holes: int,
     deadline: float,
 ) -> dict[str, Any]:
-    from cogolf.server.play import play_on_server
-    from cogolf.server.requests import CreateMatch
-    from cogolf.server.run import ServeOptions, start_server
-
     server = await start_server(
         ServeOptions(
             games=games,
