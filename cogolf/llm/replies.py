@@ -18,6 +18,10 @@ from cogolf.engine.intake import Rejected, accept, encode_play
 
 FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:\n)?```", re.DOTALL)
 PLAY_KEYS = ("impl", "tests", "note")
+# A play fits in a 16 KiB message; a reply far beyond that is refused before any
+# scan, and at most MAX_STARTS `{` are tried, so a hostile reply costs little CPU.
+MAX_REPLY_CHARS = 200_000
+MAX_STARTS = 200
 
 
 class ReplyError(ValueError):
@@ -30,20 +34,26 @@ def _candidates(text: str) -> list[str]:
 
 def find_object(text: str) -> dict[str, Any]:
     """The first JSON object in `text` that has an `impl` key."""
+    if len(text) > MAX_REPLY_CHARS:
+        raise ReplyError(f"the reply is {len(text)} characters; a play fits in far fewer")
     first_error = ""
     for candidate in _candidates(text):
         try:
             value = json.loads(candidate)
+        except RecursionError:
+            raise ReplyError("the reply's JSON is nested too deeply") from None
         except ValueError as exc:
             first_error = first_error or f"{exc}"
             continue
         if isinstance(value, dict) and "impl" in value:
             return value
     decoder = json.JSONDecoder()
-    for found in re.finditer(r"\{", text):
+    for n, found in enumerate(re.finditer(r"\{", text)):
+        if n == MAX_STARTS:
+            break
         try:
             value, _ = decoder.raw_decode(text, found.start())
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict) and "impl" in value:
             return value

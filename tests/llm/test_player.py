@@ -239,3 +239,19 @@ def test_a_hostile_match_id_cannot_steer_the_transcript(fake, tmp_path):
     p = player(fake, "openai", "m")
     p.open_transcript(tmp_path / "llm", "../../escape", 1)
     assert [x.name for x in (tmp_path / "llm").iterdir()] == ["match.seat1.ndjson"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"impl": [' * 20_000,  # deep and unclosed: every start would parse to the end
+        "[" * 100_000 + "]" * 100_000,  # deeper than the parser's recursion
+        "{" + "x" * 500_000,  # far beyond any play
+    ],
+)
+def test_hostile_replies_are_refused_quickly(fake, text):
+    fake.script("m", Step(text), Step(text))
+    start = time.monotonic()
+    with pytest.raises(GiveUp, match="the reply"):
+        player(fake, "openai", "m")(observation(), budget=20)
+    assert time.monotonic() - start < 5
