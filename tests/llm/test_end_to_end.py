@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from cogolf.llm.fake import Step
 from tests.llm.helpers import DECK, KEY, all_text, write_config
@@ -201,3 +202,35 @@ def test_cogolf_play_takes_llm_seats_and_keeps_transcripts_beside_the_replay(fak
     assert fake.calls_for("p0")
     (tmp_path / "stdout.txt").write_text(r.stdout + r.stderr)
     assert_no_key(tmp_path)
+
+
+@pytest.mark.slow
+def test_bench_llm_prints_its_numbers():
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cogolf",
+            "bench",
+            "llm",
+            "--json",
+            "--holes",
+            "3",
+            "--seats",
+            "2",
+            "--seat-holes",
+            "1",
+            "--latency",
+            "0.05",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert r.returncode == 0, r.stderr
+    numbers = json.loads(r.stdout)
+    assert numbers["overhead_ms_openai"]["holes"] == 3
+    assert numbers["overhead_ms_anthropic"]["p50"] > -50  # a latency less the provider's
+    c = numbers["concurrent"]
+    assert (c["turns"], c["bot_fallbacks"], c["server_fallbacks"]) == (2, 0, 0)
