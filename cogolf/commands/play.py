@@ -198,6 +198,8 @@ def run(args: argparse.Namespace) -> int:
 
     async def in_process() -> None:
         sandbox = make_sandbox(args.sandbox, accept_weak=args.accept_weak_sandbox)
+        for policy in policies:  # an LLM player's client, built before the first deadline
+            getattr(policy, "warm", lambda: None)()
         try:
             seats = [InProcessSeat(i, p) for i, p in enumerate(policies)]
             await run_match(deck, config, match_id, seats, sandbox, path, start_sandbox=True)

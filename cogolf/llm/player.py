@@ -81,8 +81,8 @@ class LLMPlayer:
         )
 
     def __call__(self, observation: dict[str, Any], budget: float | None = None) -> Any:
+        start = self.clock()  # the budget runs from the observation, importing included
         self.warm()
-        start = self.clock()
         end = start + (DEFAULT_BUDGET if budget is None else budget) - NETWORK_MARGIN
         golf = observation.get("game") == "golf"
         hole = int(observation.get("hole", 0))

@@ -88,12 +88,19 @@ class InProcessSeat:
         if isinstance(message, m.Observation):
             doc = msgspec.to_builtins(message.observation)
             threading.Thread(
-                target=self._think, args=(doc, message.hole), daemon=True, name=f"seat{self.slot}"
+                target=self._think,
+                args=(doc, message.hole, message.deadline_seconds),
+                daemon=True,
+                name=f"seat{self.slot}",
             ).start()
 
-    def _think(self, observation: dict[str, Any], hole: int) -> None:
+    def _think(self, observation: dict[str, Any], hole: int, deadline: float) -> None:
         try:
-            play = complete_play(self.policy(observation), hole)
+            if getattr(self.policy, "wants_budget", False):  # e.g. an LLM player
+                value = self.policy(observation, budget=deadline)  # type: ignore[call-arg]
+            else:
+                value = self.policy(observation)
+            play = complete_play(value, hole)
         except Exception as exc:  # a policy is user code; any failure is that seat's host_error
             item = Inbound(
                 self.slot,

@@ -234,3 +234,37 @@ def test_bench_llm_prints_its_numbers():
     assert numbers["overhead_ms_anthropic"]["p50"] > -50  # a latency less the provider's
     c = numbers["concurrent"]
     assert (c["turns"], c["bot_fallbacks"], c["server_fallbacks"]) == (2, 0, 0)
+
+
+def test_an_in_process_llm_seat_gives_up_within_the_deadline(fake, tmp_path):
+    """In process the seat's deadline reaches the player too: a late reply is given up
+    before the deadline (the server records why), and the retry is played by the model."""
+    config = write_config(tmp_path / "a.toml", fake, "openai", "inproc")
+    fake.script("inproc", Step("{}", delay=30))
+    replays = tmp_path / "replays"
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cogolf",
+            "play",
+            "--in-process",
+            "--holes",
+            "1",
+            "--hole-deadline",
+            "2",
+            "--seat0",
+            f"llm:{config}",
+            "--replays",
+            str(replays),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert r.returncode == 0, r.stderr
+    (replay,) = replays.glob("*.ndjson")
+    (sub,) = [x for x in records(replay) if x["kind"] == "submission" and x["slot"] == 0]
+    assert (sub["source"], sub["attempts"]) == ("seat", 2)
+    assert len(sub["errors"]) == 1 and "GiveUp" in sub["errors"][0], sub["errors"]
