@@ -94,9 +94,11 @@ class InProcessSeat:
                 name=f"seat{self.slot}",
             ).start()
 
-    def _think(self, observation: dict[str, Any], hole: int, deadline: float) -> None:
+    def _think(
+        self, observation: dict[str, Any], hole: int, deadline: float | None = None
+    ) -> None:
         try:
-            if getattr(self.policy, "wants_budget", False):  # e.g. an LLM player
+            if deadline is not None and getattr(self.policy, "wants_budget", False):  # an LLM
                 value = self.policy(observation, budget=deadline)  # type: ignore[call-arg]
             else:
                 value = self.policy(observation)
