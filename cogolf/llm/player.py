@@ -125,7 +125,7 @@ class Turn:
         self.messages: list[dict[str, str]] = [{"role": "user", "content": first}]
         self.attempts = self.input_tokens = self.output_tokens = 0
         self.cost: float | None = None
-        self.log = player.log.bind(hole=hole, retry=bool(observation.get("retry")))
+        self.log = player.log.bind(hole=hole)
 
     def _parse(self, text: str) -> Any:
         if self.golf:

@@ -48,7 +48,7 @@ def _config(path: Path, fake: FakeProvider, provider: str, model: str) -> Path:
     return path
 
 
-def _bot(config: Path, url: str, transcripts: Path, log: Path) -> list[str]:
+def _bot(config: Path, url: str, transcripts: Path) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -112,7 +112,7 @@ async def _overhead(
     async with websockets.serve(seat, "127.0.0.1", 0, max_size=None) as server:
         port = next(iter(server.sockets)).getsockname()[1]
         config = _config(tmp / f"{provider}.toml", fake, provider, "bench")
-        argv = _bot(config, f"ws://127.0.0.1:{port}/", tmp / "llm", tmp / "bot.log")
+        argv = _bot(config, f"ws://127.0.0.1:{port}/", tmp / "llm")
         proc = await asyncio.create_subprocess_exec(
             *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
         )
@@ -160,7 +160,7 @@ async def _seats(
                         names=[f"s{2 * m}", f"s{2 * m + 1}"],
                         match_id=f"bench-llm-{m}",
                     ),
-                    [_bot(configs[2 * m + s], "{url}", tmp / "llm", tmp / "x.log") for s in (0, 1)],
+                    [_bot(configs[2 * m + s], "{url}", tmp / "llm") for s in (0, 1)],
                 )
                 for m in range(seats // 2)
             )
@@ -168,7 +168,7 @@ async def _seats(
     finally:
         await server.stop()
     wall = time.perf_counter() - start
-    server_fallbacks = own = 0
+    server_fallbacks = 0
     for p in played:
         for line in p.replay_path.read_text().splitlines():
             record = json.loads(line)
