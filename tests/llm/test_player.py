@@ -255,3 +255,56 @@ def test_hostile_replies_are_refused_quickly(fake, text):
     with pytest.raises(GiveUp, match="the reply"):
         player(fake, "openai", "m")(observation(), budget=20)
     assert time.monotonic() - start < 5
+
+
+def test_the_prompt_carries_the_rules_and_the_legality_verdicts(fake):
+    history = [
+        {
+            "hole": 1,
+            "spec_key": "adjacent_mines",
+            "hole_score": -2,
+            "your_par_fails": 1,
+            "their_par_fails": 0,
+            "their_note": "edges count",
+            "your_tests": [
+                {
+                    "name": "wraps",
+                    "args": [[[1, 0]]],
+                    "expect": [[0, 2]],
+                    "legal": False,
+                    "legal_reason": "ref_mismatch",
+                    "outcome": "not_fired",
+                },
+                {
+                    "name": "plain",
+                    "args": [[[0]]],
+                    "expect": [[0]],
+                    "legal": True,
+                    "legal_reason": "",
+                    "outcome": "held",
+                },
+            ],
+            "their_tests": [
+                {
+                    "name": "corner",
+                    "args": [[[1]]],
+                    "expect": [[0]],
+                    "why": "no self",
+                    "outcome": "breach",
+                    "your_result": "[[1]]",
+                }
+            ],
+        }
+    ]
+    obs = observation(sorted(DECK.specs)[1], hole=2, history=history)
+    obs["rules"] = {"max_tests": 5, "max_impl_chars": 4000, "cpu_seconds_per_call": 1.0}
+    fake.script("m", Step(json.dumps(GOOD)))
+    player(fake, "anthropic", "m")(obs, budget=10)
+    call = fake.calls_for("m")[0]
+    system, prompt = call.body["system"], call.prompt()
+    assert '"cpu_seconds_per_call": 1.0' in system and "at most 4000 characters" in system
+    wraps = next(line for line in prompt.splitlines() if "'wraps'" in line)
+    assert "ILLEGAL" in wraps and "NOT the real one" in wraps and "[[0,2]]" in wraps
+    assert "'plain'" in prompt and ": legal;" in prompt
+    assert "their test 'corner'" in prompt and "your code returned [[1]]" in prompt
+    assert "their note: edges count" in prompt and "Hole 2 of 9" in prompt
