@@ -166,6 +166,13 @@ def _print_standings(doc: dict[str, Any], as_json: bool) -> None:
         print(render(doc))
 
 
+def play_llm_golf(night: Any, replays: Path, report: Any) -> Any:
+    """LLM entrants play the night's golf courses live first (see `llm_golf`)."""
+    from cogolf.commands.llm_golf import play_llm_golf as play
+
+    return play(night, replays, report)
+
+
 def _print_llm_usage(night_dir: Path, as_json: bool) -> None:
     """LLM entrants' tokens and cost: written beside their transcripts, shown under the table."""
     from cogolf.llm.usage import night_usage, render_usage, write_usage
@@ -195,6 +202,7 @@ def run_command(args: argparse.Namespace) -> int:
         return _fail(f"--parallel must be at least 1, got {args.parallel}")
     try:
         night = parse_night(args.night)
+        night = play_llm_golf(night, args.replays, lambda line: print(line, file=sys.stderr))
         deck = check_night(night)
     except NightError as exc:
         return _fail(str(exc))

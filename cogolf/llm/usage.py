@@ -16,15 +16,18 @@ from typing import Any
 from cogolf.llm.transcript import TRANSCRIPTS_DIR
 
 USAGE_FILE = "usage.json"
+GOLF_DIR = "golf"  # the live golf courses of LLM entrants (`commands.llm_golf`)
 NAME = re.compile(r"^(?P<match>[A-Za-z0-9][A-Za-z0-9_-]*)\.seat(?P<slot>\d)\.ndjson$")
 MAX_LINE = 1 << 20
 FIELDS = ("turns", "fallbacks", "attempts", "input_tokens", "output_tokens")
 
 
-def _entrant(night_dir: Path, match_id: str, slot: int) -> str:
+def _entrant(replays: Path, match_id: str, slot: int) -> str:
     try:
-        with open(night_dir / f"{match_id}.ndjson", encoding="utf-8") as f:
-            names = json.loads(f.readline(MAX_LINE)).get("names", [])
+        with open(replays / f"{match_id}.ndjson", encoding="utf-8") as f:
+            header = json.loads(f.readline(MAX_LINE))
+        # A Cogolf header names both seats; a golf header its one player as the model.
+        names = header.get("names") or [header.get("config", {}).get("model")]
         return str(names[slot])
     except (OSError, ValueError, AttributeError, IndexError):
         return f"{match_id}.seat{slot}"
@@ -56,17 +59,23 @@ def _read(path: Path) -> dict[str, Any]:
 
 def night_usage(night_dir: Path) -> dict[str, Any] | None:
     """The night's LLM usage, or None when no LLM seat played."""
-    folder = Path(night_dir) / TRANSCRIPTS_DIR
-    if not folder.is_dir():
-        return None
+    night_dir = Path(night_dir)
+    # Cogolf matches' transcripts, then those of the LLM entrants' live golf courses.
+    golf = night_dir / TRANSCRIPTS_DIR / GOLF_DIR
     matches: list[dict[str, Any]] = []
-    for path in sorted(folder.iterdir()):
-        found = NAME.match(path.name)
-        if not found or not path.is_file():
+    for replays, folder in (
+        (night_dir, night_dir / TRANSCRIPTS_DIR),
+        (golf, golf / TRANSCRIPTS_DIR),
+    ):
+        if not folder.is_dir():
             continue
-        match_id, slot = found["match"], int(found["slot"])
-        entrant = _entrant(Path(night_dir), match_id, slot)
-        matches.append({"match_id": match_id, "slot": slot, "entrant": entrant, **_read(path)})
+        for path in sorted(folder.iterdir()):
+            found = NAME.match(path.name)
+            if not found or not path.is_file():
+                continue
+            match_id, slot = found["match"], int(found["slot"])
+            entrant = _entrant(replays, match_id, slot)
+            matches.append({"match_id": match_id, "slot": slot, "entrant": entrant, **_read(path)})
     if not matches:
         return None
     entrants: dict[str, dict[str, Any]] = {}

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from cogolf.league.night import NightError, parse_night
+from cogolf.llm.fake import Step
 from tests.llm.helpers import KEY, KEY_ENV, all_text, write_config
 
 NIGHT = """\
@@ -120,3 +121,47 @@ def test_a_night_with_an_llm_entrant_shows_its_tokens_and_cost(fake, tmp_path):
     leaks = [str(p) for p, data in all_text(tmp_path) if KEY.encode() in data]
     assert not leaks and KEY_ENV  # the key reached the provider, and no file
     assert all(c.key == KEY for c in fake.calls)
+
+
+def test_an_llm_entrant_plays_the_nights_golf_live_and_is_scored_like_anyone(fake, tmp_path):
+    config = write_config(tmp_path / "gpt.toml", fake, "anthropic", "golfer")
+    fake.script("golfer", Step("```python\nf=lambda s:s[::-1]\n```"))  # the first hole
+    night = tmp_path / "night.toml"
+    text = NIGHT.format(llm=f'llm = "{config.name}"').replace(
+        "parallel = 2\n", 'parallel = 2\n\n[golf]\ncourses = ["python"]\n'
+    )
+    night.write_text(text)
+    run = subprocess.run(
+        [sys.executable, "-m", "cogolf", "league", "run", str(night), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=900,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "golf: gpt plays the python course live" in run.stderr
+    folder = tmp_path / "replays" / "llm-night"
+    played = folder / "llm" / "golf" / "gpt" / "python"
+    assert (played / "reverse-string.py").read_text() == "f=lambda s:s[::-1]"
+    assert (played / ".complete").is_file()
+    (row,) = json.loads(run.stdout)["games"]["golf"]["per_course"]["python"]
+    assert (row["entrant"], row["holes_passed"], row["official_bytes"]) == ("gpt", 1, 18)
+    (result,) = (folder / "golf").glob("*.json")
+    doc = json.loads(result.read_text())
+    assert doc["model"] == "gpt" and doc["holes"][0]["status"] == "passed"
+    usage = json.loads((folder / "llm" / "usage.json").read_text())
+    (gpt,) = usage["entrants"]
+    assert gpt["matches"] == 3 and gpt["turns"] == 2 + 18  # two Cogolf holes, one course
+    # Running the night again keeps the played course: no more golf requests.
+    golf_calls = len([c for c in fake.calls if "Spec " not in c.prompt()])
+    again = subprocess.run(
+        [sys.executable, "-m", "cogolf", "league", "run", str(night)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=900,
+    )
+    assert again.returncode == 0, again.stderr
+    assert len([c for c in fake.calls if "Spec " not in c.prompt()]) == golf_calls == 18
+    leaks = [str(p) for p, data in all_text(tmp_path) if KEY.encode() in data]
+    assert not leaks
