@@ -35,7 +35,8 @@ def load_llm_policy(config_path: str) -> Policy:
     try:
         return player_from_ref(config_path)
     except LLMConfigError as exc:
-        raise PolicyError(f"policy {LLM_PREFIX}{config_path}: {exc}") from None
+        shown = "an inline config" if config_path.startswith("{") else config_path
+        raise PolicyError(f"llm ({shown}): {exc}") from None
 
 
 def seat_name(ref: str) -> str:

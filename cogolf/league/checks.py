@@ -38,7 +38,8 @@ def check_entrants(night: Night) -> None:
         try:
             load_policy(entrant.policy, deck_dir=night.deck)
         except PolicyError as exc:
-            raise night.error(("entrant", idx, "policy"), str(exc)) from None
+            key = "llm" if entrant.policy.startswith(LLM_PREFIX) else "policy"
+            raise night.error(("entrant", idx, key), str(exc)) from None
 
 
 def check_bot_files(night: Night) -> None:

@@ -165,3 +165,24 @@ def test_an_llm_entrant_plays_the_nights_golf_live_and_is_scored_like_anyone(fak
     assert len([c for c in fake.calls if "Spec " not in c.prompt()]) == golf_calls == 18
     leaks = [str(p) for p, data in all_text(tmp_path) if KEY.encode() in data]
     assert not leaks
+
+
+def test_league_check_names_an_llm_entrant_whose_key_is_unset(tmp_path):
+    night = tmp_path / "n.toml"
+    night.write_text(
+        NIGHT.format(
+            llm='llm = { provider = "openai", model = "m", api_key_env = "COGOLF_UNSET_KEY_X" }'
+        )
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "cogolf", "league", "check", str(night)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert r.returncode == 2
+    assert (
+        "n.toml:12: entrant[1].llm: llm (an inline config): api_key_env: the environment "
+        "variable COGOLF_UNSET_KEY_X is unset" in r.stderr
+    )
