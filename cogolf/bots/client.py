@@ -37,9 +37,18 @@ FATAL_STATUSES = {403, 404, 409, 410}
 
 
 class BotRuntime:
-    def __init__(self, url: str, policy: Policy, *, deck_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        policy: Policy,
+        *,
+        deck_dir: Path | None = None,
+        transcripts: Path | None = None,
+    ) -> None:
         self.url = url
         self.policy = policy
+        # An LLM player keeps its transcript here, named by the welcome's match id and slot.
+        self.transcripts = transcripts
         try:
             self.deck: PublicDeck | None = load_public(deck_dir or DEFAULT_DECK)
         except DeckError:
@@ -60,7 +69,10 @@ class BotRuntime:
 
         def work() -> None:
             try:
-                result: Any = ("ok", self.policy(observation))
+                if getattr(self.policy, "wants_budget", False):  # it keeps the deadline too
+                    result: Any = ("ok", self.policy(observation, budget=budget))  # type: ignore[call-arg]
+                else:
+                    result = ("ok", self.policy(observation))
             except Exception as exc:  # user code
                 result = ("raised", exc)
             loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
@@ -142,6 +154,9 @@ class BotRuntime:
             return False
         kind = msg.get("type") if isinstance(msg, dict) else None
         if kind == "welcome":
+            opener = getattr(self.policy, "open_transcript", None)
+            if self.transcripts is not None and opener is not None and not self.welcome:
+                opener(self.transcripts, str(msg.get("match_id", "match")), int(msg.get("slot", 0)))
             self.welcome = msg
             self.log = log.bind(slot=msg.get("slot"))
         elif kind == "observation":

@@ -24,17 +24,41 @@ def builtin_names() -> list[str]:
     return sorted(SCRIPTED)
 
 
+LLM_PREFIX = "llm:"  # `llm:CONFIG.toml`: a chat model plays (the `cogolf[llm]` extra)
+
+
+def load_llm_policy(config_path: str) -> Policy:
+    """The LLM player of a config file; its provider client is imported only on first use."""
+    from cogolf.llm.config import LLMConfigError
+    from cogolf.llm.player import player_from_ref
+
+    try:
+        return player_from_ref(config_path)
+    except LLMConfigError as exc:
+        shown = "an inline config" if config_path.startswith("{") else config_path
+        raise PolicyError(f"llm ({shown}): {exc}") from None
+
+
+def seat_name(ref: str) -> str:
+    """The name a match records for a policy: an LLM seat by its config file's stem."""
+    if ref.startswith(LLM_PREFIX) and not ref[len(LLM_PREFIX) :].startswith("{"):
+        return f"{LLM_PREFIX}{Path(ref[len(LLM_PREFIX) :]).stem}"[:64]
+    return ref
+
+
 def load_policy(ref: str, *, deck_dir: Path | None = None) -> Policy:
     """Resolve a policy reference to a callable, instantiating classes once."""
     from cogolf.bots.scripted import SCRIPTED, scripted_policy
 
     if ref in SCRIPTED:
         return scripted_policy(ref, deck_dir)
+    if ref.startswith(LLM_PREFIX):
+        return load_llm_policy(ref[len(LLM_PREFIX) :])
     target, sep, name = ref.rpartition(":")
     if not sep or not target or not name:
         raise PolicyError(
             f"policy {ref!r}: expected one of {', '.join(builtin_names())}, "
-            "'path/to/file.py:name' or 'module:name'"
+            "'path/to/file.py:name', 'module:name' or 'llm:CONFIG.toml'"
         )
     if target.endswith(".py"):
         path = Path(target)

@@ -458,6 +458,38 @@ def _run_project(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- bench llm ---------------------------------------------------------------------
+
+
+def _llm_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--latency", type=float, default=0.5,
+                   help="the fake provider's fixed latency in seconds (default 0.5)")
+    p.add_argument("--holes", type=int, default=30,
+                   help="holes timed per provider for the overhead (default 30)")
+    p.add_argument("--seats", type=int, default=16, help="LLM seats at once (default 16)")
+    p.add_argument("--seat-holes", type=int, default=3,
+                   help="holes of each concurrent match (default 3)")
+    p.add_argument("--deadline", type=float, default=5.0,
+                   help="hole deadline of the concurrent matches in seconds (default 5)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_llm(args: argparse.Namespace) -> int:
+    from cogolf.games.registry import LIVE
+    from cogolf.server.llm_bench import bench_llm, format_bench
+
+    configure("warning")
+    if args.seats < 2 or args.seats % 2 or args.holes < 1 or args.seat_holes < 1:
+        print("error: --seats must be an even number >= 2, --holes and --seat-holes >= 1",
+              file=sys.stderr)
+        return 2
+    numbers = asyncio.run(bench_llm(LIVE, latency=args.latency, holes=args.holes,
+                                    seats=args.seats, seat_holes=args.seat_holes,
+                                    deadline=args.deadline))
+    print(json.dumps(numbers, sort_keys=True) if args.json else format_bench(numbers))
+    return 0
+
+
 BENCHMARKS: list[Benchmark] = [
     Benchmark("sandbox", "batch latency and throughput of both sandbox modes",
               _sandbox_arguments, _run_sandbox),
@@ -475,6 +507,8 @@ BENCHMARKS: list[Benchmark] = [
               golf_command.add_bench_arguments, _run_golf),
     Benchmark("project", "seconds per project attempt with each task's reference solution",
               _project_arguments, _run_project),
+    Benchmark("llm", "LLM seats against a fake provider: overhead per hole, many seats at once",
+              _llm_arguments, _run_llm),
 ]
 
 

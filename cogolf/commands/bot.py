@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from cogolf.bots.client import BotRuntime
-from cogolf.bots.policy import PolicyError, load_policy
+from cogolf.bots.policy import LLM_PREFIX, PolicyError, load_policy
 from cogolf.logs import configure
 
 
@@ -29,6 +29,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--policy", default="literalist", metavar="POLICY")
     p.add_argument(
+        "--llm",
+        type=Path,
+        default=None,
+        metavar="CONFIG.toml",
+        help="play with a chat model (same as --policy llm:CONFIG.toml; needs cogolf[llm])",
+    )
+    p.add_argument(
+        "--transcripts",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where an LLM player writes its transcript (<match_id>.seat<slot>.ndjson)",
+    )
+    p.add_argument(
         "--deck",
         type=Path,
         default=None,
@@ -43,12 +57,22 @@ def run(args: argparse.Namespace) -> int:
     if not args.url:
         print("cogolf: --url (or COGOLF_URL) is required", file=sys.stderr)
         return 2
+    ref = f"{LLM_PREFIX}{args.llm}" if args.llm is not None else args.policy
     try:
-        policy = load_policy(args.policy, deck_dir=args.deck)
+        policy = load_policy(ref, deck_dir=args.deck)
     except PolicyError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
+    warm = getattr(policy, "warm", None)
+    if warm is not None:
+        try:
+            warm()  # an LLM player's client is built before the first deadline runs
+        except ImportError as exc:
+            missing = exc.name or exc
+            print(f"cogolf: {missing}: install cogolf[llm] for LLM players", file=sys.stderr)
+            return 2
+    runtime = BotRuntime(args.url, policy, deck_dir=args.deck, transcripts=args.transcripts)
     try:
-        return asyncio.run(BotRuntime(args.url, policy, deck_dir=args.deck).run())
+        return asyncio.run(runtime.run())
     except KeyboardInterrupt:
         return 130

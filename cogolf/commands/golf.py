@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from cogolf.bots.policy import PolicyError, builtin_names, load_policy
+from cogolf.bots.policy import PolicyError, builtin_names, load_policy, seat_name
 from cogolf.games.golf import leaderboard, live, tables
 from cogolf.games.golf.bench import bench
 from cogolf.games.golf.courses import COURSES, get_course
@@ -169,7 +169,8 @@ def _play(args: argparse.Namespace) -> int:
             policy = load_policy(args.bot)  # fail here, not in the bot process
         elif args.in_process:
             return _fail("--in-process needs a policy, not wait or a ws:// address")
-        model = check_model(args.model or (args.bot if listen is None else DEFAULT_MODEL))
+        default = seat_name(args.bot) if listen is None else DEFAULT_MODEL  # llm:x.toml -> llm:x
+        model = check_model(args.model or default)
         get_course(args.course).runner(_limits(args))  # a missing toolchain fails before play
         for name in ("hole_deadline", "retry_deadline"):
             if not MIN_DEADLINE <= getattr(args, name) <= MAX_DEADLINE:

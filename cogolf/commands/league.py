@@ -169,6 +169,26 @@ def _print_standings(doc: dict[str, Any], as_json: bool) -> None:
         print(render(doc))
 
 
+def play_llm_golf(night: Any, replays: Path, report: Any) -> Any:
+    """LLM entrants play the night's golf courses live first (see `llm_golf`)."""
+    from cogolf.commands.llm_golf import play_llm_golf as play
+
+    return play(night, replays, report)
+
+
+def _print_llm_usage(night_dir: Path, as_json: bool) -> None:
+    """LLM entrants' tokens and cost: written beside their transcripts, shown under the table."""
+    from cogolf.llm.usage import night_usage, render_usage, write_usage
+
+    doc = night_usage(night_dir)
+    if doc is None:
+        return
+    path = write_usage(doc, night_dir)
+    if not as_json:
+        print("\n" + render_usage(doc))
+    print(f"\n  llm usage: {path}", file=sys.stderr)
+
+
 async def _preflight(mode: str, accept_weak: bool) -> None:
     """Start one sandbox before the night, so a machine that cannot run matches fails
     once with the reason instead of voiding every match."""
@@ -185,6 +205,7 @@ def run_command(args: argparse.Namespace) -> int:
         return _fail(f"--parallel must be at least 1, got {args.parallel}")
     try:
         night = parse_night(args.night)
+        night = play_llm_golf(night, args.replays, lambda line: print(line, file=sys.stderr))
         deck = check_night(night)
     except NightError as exc:
         return _fail(str(exc))
@@ -214,6 +235,7 @@ def run_command(args: argparse.Namespace) -> int:
     except (RayUnavailable, VerifyUnavailable) as exc:
         return _fail(str(exc), 3)
     _print_standings(result.standings, args.json)
+    _print_llm_usage(result.replays_dir, args.json)
     print(f"\n  standings: {result.standings_path}", file=sys.stderr)
     if result.skipped:
         print(f"  resumed: {len(result.skipped)} matches already played", file=sys.stderr)
@@ -240,6 +262,7 @@ def standings_command(args: argparse.Namespace) -> int:
     out = args.out or default_standings_path(DEFAULT_LEAGUE, doc["night"])
     write_standings(doc, out)
     _print_standings(doc, args.json)
+    _print_llm_usage(args.replays, args.json)
     print(f"\n  standings: {out}", file=sys.stderr)
     return 0
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import msgspec
 
-from cogolf.bots.policy import PolicyError, builtin_names, load_policy
+from cogolf.bots.policy import PolicyError, builtin_names, load_policy, seat_name
 from cogolf.commands.common import add_deck_options, add_sandbox_options, load_deck_or_exit
 from cogolf.engine import rules
 from cogolf.engine.match import MatchConfig
@@ -43,6 +43,7 @@ from cogolf.server.requests import (
 from cogolf.server.run import ServeOptions, start_server
 
 DEFAULT_REPLAYS = Path("replays")
+TRANSCRIPTS_DIR = "llm"  # an LLM seat's transcript, beside the replays
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -179,7 +180,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        policies = [load_policy(n, deck_dir=args.deck) for n in config.names]
+        refs = list(config.names)  # an LLM seat's name is shorter than its reference
+        config = msgspec.structs.replace(config, names=tuple(seat_name(r) for r in refs))
+        policies = [load_policy(n, deck_dir=args.deck) for n in refs]
     except PolicyError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
@@ -200,6 +203,8 @@ def run(args: argparse.Namespace) -> int:
 
     async def in_process() -> None:
         sandbox = make_sandbox(args.sandbox, accept_weak=args.accept_weak_sandbox)
+        for policy in policies:  # an LLM player's client, built before the first deadline
+            getattr(policy, "warm", lambda: None)()
         try:
             seats = [InProcessSeat(i, p) for i, p in enumerate(policies)]
             await run_match(deck, config, match_id, seats, sandbox, path, start_sandbox=True)
@@ -231,7 +236,10 @@ def run(args: argparse.Namespace) -> int:
                 match_id=match_id,
                 hash_seed=config.hash_seed,
             )
-            commands = [policy_command(n, args.deck) for n in config.names]
+            commands = [
+                policy_command(n, args.deck, transcripts=args.replays / TRANSCRIPTS_DIR)
+                for n in refs
+            ]
             await play_on_server(server, request, commands)
         finally:
             await server.stop()

@@ -15,6 +15,7 @@ from cogolf.deck import Deck, DeckError, load
 from cogolf.league.botwall import BotSetupError, bot_python, import_path, readable_by_bots
 from cogolf.league.night import Night
 from cogolf.league.solo_plan import solo_plan
+from cogolf.llm.entrant import PREFIX as LLM_PREFIX
 
 
 def load_night_deck(night: Night) -> Deck:
@@ -37,7 +38,8 @@ def check_entrants(night: Night) -> None:
         try:
             load_policy(entrant.policy, deck_dir=night.deck)
         except PolicyError as exc:
-            raise night.error(("entrant", idx, "policy"), str(exc)) from None
+            key = "llm" if entrant.policy.startswith(LLM_PREFIX) else "policy"
+            raise night.error(("entrant", idx, key), str(exc)) from None
 
 
 def check_bot_files(night: Night) -> None:
@@ -53,6 +55,8 @@ def check_bot_files(night: Night) -> None:
             if not where.is_dir() or not readable_by_bots(str(where)):
                 raise night.error(("entrant", idx, key), f"the bot's working folder {where} "
                                   "is not a folder every user can read (bots run unprivileged)")
+        elif entrant.policy is not None and entrant.policy.startswith(LLM_PREFIX):
+            continue  # the platform's own player, run outside the wall (llm.entrant)
         elif entrant.policy is not None and ".py:" in entrant.policy:
             file = entrant.policy.rpartition(":")[0]
             if not readable_by_bots(file):

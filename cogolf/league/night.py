@@ -31,6 +31,8 @@ from cogolf.league.night_solo import (
 from cogolf.league.nightfields import NightError, Reader, error, kind, resolve
 from cogolf.league.tomllines import Path as KeyPath
 from cogolf.league.tomllines import key_lines
+from cogolf.llm.config import LLMConfigError
+from cogolf.llm.entrant import llm_policy
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$")
 MIN_ENTRANTS = 2
@@ -55,7 +57,7 @@ TOP_LEVEL_FIELDS = (
     "entrant",
     *SOLO_GAMES,
 )
-ENTRANT_FIELDS = ("name", "policy", "command", "workdir", "env", *SOLO_GAMES)
+ENTRANT_FIELDS = ("name", "policy", "command", "llm", "workdir", "env", *SOLO_GAMES)
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 MAX_ENV = 64
 
@@ -182,11 +184,15 @@ def _entrant(
             "name",
             f"{name!r}: use 1-48 letters, digits, '_', '-' or '.', starting with a letter or digit",
         )
-    has_policy, has_command = "policy" in table, "command" in table
-    if has_policy == has_command:
-        raise r.fail(None, "give exactly one of 'policy' or 'command'")
+    if sum(key in table for key in ("policy", "command", "llm")) != 1:
+        raise r.fail(None, "give exactly one of 'policy' or 'command' (or 'llm', a chat model)")
     policy = command = None
-    if has_policy:
+    if "llm" in table:
+        try:
+            policy = llm_policy(table["llm"], base)
+        except LLMConfigError as exc:
+            raise r.fail("llm", str(exc)) from None
+    elif "policy" in table:
         ref = r.string("policy")
         assert ref is not None
         policy = _policy_ref(r, base, ref)

@@ -20,6 +20,8 @@ from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.deck import Deck, DeckError, load
 from cogolf.league.botwall import BotSetupError, BotWall, bot_python, import_path, tail, wrap
 from cogolf.league.jobs import MatchJob, Seat
+from cogolf.llm.entrant import PREFIX as LLM_PREFIX
+from cogolf.llm.entrant import seat_command as llm_seat_command
 
 CONNECT_TIMEOUT = 30.0  # seconds for both bot processes to connect
 LOGS_DIR = "logs"
@@ -42,6 +44,8 @@ def seat_command(seat: Seat, deck_dir: Path, log: Path, scratch_root: str = "") 
                        env=seat.env, log=str(log), scratch_root=scratch_root)
         return wrap(seat.command, wall)
     assert seat.policy is not None
+    if seat.policy.startswith(LLM_PREFIX):
+        return llm_seat_command(seat.policy, deck_dir, log)
     import_path()  # fails early, with the reason, when bots cannot read the packages
     readable = [str(deck_dir)]
     target = seat.policy.rpartition(":")[0]

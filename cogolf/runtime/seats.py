@@ -67,6 +67,7 @@ class InProcessSeat:
         self.policy = policy
         self._inbox: Inbox | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.deadline: float | None = None  # seconds of the last observation
 
     @property
     def connected(self) -> bool:
@@ -87,13 +88,18 @@ class InProcessSeat:
     async def send(self, message: msgspec.Struct) -> None:
         if isinstance(message, m.Observation):
             doc = msgspec.to_builtins(message.observation)
+            self.deadline = message.deadline_seconds  # for a policy that keeps it (an LLM)
             threading.Thread(
                 target=self._think, args=(doc, message.hole), daemon=True, name=f"seat{self.slot}"
             ).start()
 
     def _think(self, observation: dict[str, Any], hole: int) -> None:
         try:
-            play = complete_play(self.policy(observation), hole)
+            if self.deadline is not None and getattr(self.policy, "wants_budget", False):
+                value = self.policy(observation, budget=self.deadline)  # type: ignore[call-arg]
+            else:
+                value = self.policy(observation)
+            play = complete_play(value, hole)
         except Exception as exc:  # a policy is user code; any failure is that seat's host_error
             item = Inbound(
                 self.slot,

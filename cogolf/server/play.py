@@ -27,11 +27,16 @@ log = structlog.get_logger("cogolf.play")
 BOT_EXIT_GRACE = 10.0
 
 
-def policy_command(policy: str, deck_dir: Path | None = None) -> list[str]:
-    """The command line that plays `policy` as a separate bot process."""
+def policy_command(
+    policy: str, deck_dir: Path | None = None, transcripts: Path | None = None
+) -> list[str]:
+    """The command line that plays `policy` as a separate bot process; an LLM player
+    (`llm:CONFIG.toml`) keeps its transcript in `transcripts`."""
     argv = [sys.executable, "-m", "cogolf", "bot", "--url", "{url}", "--policy", policy]
     if deck_dir is not None:
         argv += ["--deck", str(deck_dir)]
+    if transcripts is not None and policy.startswith("llm:"):
+        argv += ["--transcripts", str(transcripts)]
     return argv
 
 

@@ -102,8 +102,9 @@ async def play_with_bot_process(
 ) -> LivePlay:
     server = await start_server(_options(replays, settings, Listen(), 30.0))
     try:
+        command = policy_command(policy, transcripts=replays / "llm")  # an LLM seat's transcript
         played = await play_on_server(
-            server, _request(config, match_id), [policy_command(policy)], bot_log_dir=bot_log_dir
+            server, _request(config, match_id), [command], bot_log_dir=bot_log_dir
         )
     finally:
         await server.stop()

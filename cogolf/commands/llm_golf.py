@@ -1,0 +1,88 @@
+"""An LLM entrant's golf in a league night: its live plays become its submission folder.
+
+A night scores golf from each entrant's submission files. An `llm` entrant has
+none, so before the night starts it plays each of the night's courses live
+(`cogolf bot --policy llm:...` on a loopback server, as `cogolf golf play`
+does), and the source it submitted for each hole is written as that hole's
+file in `replays/<night>/llm/golf/<entrant>/<course>/`. The night then scores
+that folder exactly like everyone else's (same runners, private tests and
+signature). A course already played (its folder is complete) is not played again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from cogolf.games.golf.courses import get_course
+from cogolf.games.golf.holes import load_holes
+from cogolf.games.golf.live import play_with_bot_process
+from cogolf.games.golf.runners.base import RunLimits
+from cogolf.games.golf.settings import GolfSettings
+from cogolf.games.golf.wire import GolfConfig
+from cogolf.league.night import Night
+from cogolf.llm.entrant import PREFIX
+from cogolf.llm.transcript import TRANSCRIPTS_DIR
+
+GOLF_DIR = "golf"
+COMPLETE = ".complete"  # written last: the folder holds every hole the model played
+
+
+async def _play_course(
+    night: Night, entrant: str, policy: str, course: str, folder: Path, replays: Path
+) -> None:
+    assert night.solo.golf is not None
+    golf = night.solo.golf
+    config = GolfConfig(
+        course=course,
+        model=entrant,
+        hole_deadline_seconds=night.hole_deadline,
+        retry_deadline_seconds=night.retry_deadline,
+        per_test_seconds=golf.per_test_seconds,
+        per_hole_seconds=golf.per_hole_seconds,
+    )
+    settings = GolfSettings(
+        results_dir=replays / "results",
+        limits=RunLimits(
+            per_test_seconds=golf.per_test_seconds, per_hole_seconds=golf.per_hole_seconds
+        ),
+    )
+    played = await play_with_bot_process(config, policy, settings, replays)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    holes, rules = load_holes(), get_course(course)
+    for line in played.replay_path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("kind") == "submission" and isinstance(record.get("source"), str):
+            key = holes.holes[int(record["hole"]) - 1].key
+            (folder / rules.file_name(key)).write_text(record["source"], encoding="utf-8")
+    (folder / COMPLETE).write_text(played.replay_path.name + "\n")
+
+
+def play_llm_golf(night: Night, replays_root: Path, report: Callable[[str], None]) -> Night:
+    """The night with each `llm` entrant's golf template pointing at its played courses."""
+    if night.solo.golf is None or not any(
+        e.policy and e.policy.startswith(PREFIX) and e.golf is None for e in night.entrants
+    ):
+        return night
+    night_dir = (Path(replays_root) / night.name).resolve()
+    night_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(night_dir, 0o700)  # as the night runner keeps it: no bot uid may enter
+    replays = night_dir / TRANSCRIPTS_DIR / GOLF_DIR  # live replays; transcripts in its llm/
+    entrants = []
+    for e in night.entrants:
+        if not (e.policy and e.policy.startswith(PREFIX)) or e.golf is not None:
+            entrants.append(e)
+            continue
+        base = replays / e.name
+        for course in night.solo.golf.courses:
+            if not (base / course / COMPLETE).is_file():
+                report(f"golf: {e.name} plays the {course} course live")
+                asyncio.run(_play_course(night, e.name, e.policy, course, base / course, replays))
+        entrants.append(replace(e, golf=f"{base}/{{course}}/"))
+    return replace(night, entrants=tuple(entrants))

@@ -1,0 +1,108 @@
+"""The LLM player's configuration: a TOML file (or a night file's `llm = {...}` table).
+
+Validated strictly with msgspec so a typo is caught before a night starts. The
+key itself never appears in a file: the config names the environment variable
+that holds it, and no error message ever repeats a value that might be a key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+# Fields the player sets itself: passing them through `extra` would silently change the game.
+RESERVED_EXTRA = {"model", "messages", "system", "max_tokens", "max_completion_tokens", "stream"}
+SECRET_FIELDS = {"api_key", "key", "token", "secret", "password"}
+
+
+class LLMConfigError(ValueError):
+    """A configuration that cannot be used; the message names the file and the field."""
+
+
+class LLMConfig(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    provider: Literal["openai", "anthropic"]
+    model: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    base_url: Annotated[str, msgspec.Meta(pattern=r"^https?://", max_length=500)] | None = None
+    # The name of the environment variable holding the key (None: a server needing none).
+    api_key_env: str | None = None
+    temperature: Annotated[float, msgspec.Meta(ge=0, le=2)] | None = None
+    max_output_tokens: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 4096
+    request_timeout: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 60.0
+    # Passed through as-is in the request body (e.g. top_p, reasoning settings).
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+    # Prices in the provider's currency per million tokens, for providers that do not
+    # report a cost themselves.
+    input_price_per_mtok: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    output_price_per_mtok: Annotated[float, msgspec.Meta(ge=0)] | None = None
+
+    def api_key(self) -> str | None:
+        """The key from the environment; raises when the named variable is unset."""
+        if self.api_key_env is None:
+            return None
+        value = os.environ.get(self.api_key_env)
+        if not value:
+            raise LLMConfigError(
+                f"api_key_env: the environment variable {self.api_key_env} is unset"
+            )
+        return value
+
+
+def from_table(table: Any, where: str = "") -> LLMConfig:
+    """Validate a decoded TOML table; `where` (a file) prefixes every error."""
+    try:
+        return _from_table(table)
+    except LLMConfigError as exc:
+        raise LLMConfigError(f"{where}: {exc}" if where else str(exc)) from None
+
+
+def _from_table(table: Any) -> LLMConfig:
+    if not isinstance(table, dict):
+        raise LLMConfigError(f"must be a table, got {type(table).__name__}")
+    for name in table:
+        if name.lower() in SECRET_FIELDS:
+            raise LLMConfigError(
+                f"{name}: a key never goes in a file; name the environment "
+                "variable that holds it in api_key_env"
+            )
+    env = table.get("api_key_env")
+    if env is not None and (not isinstance(env, str) or not ENV_NAME.match(env)):
+        # The value is not repeated: a key pasted here by mistake must not reach a log.
+        raise LLMConfigError(
+            "api_key_env: must be the name of an environment variable "
+            "(letters, digits and '_'), not the key itself"
+        )
+    try:
+        config = msgspec.convert(table, LLMConfig)
+    except msgspec.ValidationError as exc:
+        raise LLMConfigError(str(exc)) from None
+    try:
+        json.dumps(config.extra, allow_nan=False)
+    except (TypeError, ValueError):
+        raise LLMConfigError(
+            "extra: only JSON values (strings, numbers, booleans, arrays, tables)"
+        ) from None
+    clash = sorted(RESERVED_EXTRA & set(config.extra))
+    if clash:
+        raise LLMConfigError(f"extra: {', '.join(clash)} is set by the player")
+    return config
+
+
+def load_config(path: Path | str) -> LLMConfig:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise LLMConfigError(f"{path}: cannot read ({why})") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise LLMConfigError(f"{path}: not valid TOML: {exc}") from None
+    return from_table(doc, str(path))

@@ -1,0 +1,71 @@
+"""An LLM entrant of a night file: `llm = "config.toml"` or `llm = { provider = ..., ... }`.
+
+Either form becomes a policy reference the rest of the league passes around
+unchanged: `llm:<absolute path>` for a file, `llm:<JSON of the table>` for an
+inline table. Both are validated here, when the night file is read.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cogolf.llm.config import LLMConfig, LLMConfigError, from_table, load_config
+from cogolf.llm.transcript import TRANSCRIPTS_DIR
+
+PREFIX = "llm:"
+
+
+def llm_policy(value: Any, base: Path) -> str:
+    """The policy reference of a night file's `llm` value; relative paths from `base`."""
+    if isinstance(value, str):
+        path = Path(value).expanduser()
+        path = (path if path.is_absolute() else base / path).resolve()
+        load_config(path)
+        return f"{PREFIX}{path}"
+    if isinstance(value, dict):
+        from_table(value)
+        return PREFIX + json.dumps(value, sort_keys=True, separators=(",", ":"))
+    raise LLMConfigError(
+        f"must be a path to a config file or an inline table, got {type(value).__name__}"
+    )
+
+
+def config_of(ref: str) -> LLMConfig:
+    """The config behind the part of a policy reference after `llm:`."""
+    if ref.startswith("{"):
+        try:
+            table = json.loads(ref)
+        except ValueError as exc:
+            raise LLMConfigError(f"inline config is not JSON: {exc}") from None
+        return from_table(table, "inline llm config")
+    return load_config(ref)
+
+
+def seat_command(policy: str, deck_dir: Path, log: Path) -> list[str]:
+    """A league seat played by an LLM entrant: `cogolf bot --policy llm:...`.
+
+    It runs outside the bot wall: it is the platform's own player, configured by
+    the night's operator, and it needs what the wall exists to deny (the network
+    to reach the provider, the key from the environment). What the model writes
+    is data that goes through the server's intake like any play. Its output goes
+    to the same log as a walled bot's, its transcript to `llm/` beside the replays.
+    """
+    transcripts = Path(log).parent.parent / TRANSCRIPTS_DIR
+    argv = [
+        sys.executable,
+        "-m",
+        "cogolf",
+        "bot",
+        "--url",
+        "{url}",
+        "--policy",
+        policy,
+        "--deck",
+        str(deck_dir),
+        "--transcripts",
+        str(transcripts),
+    ]
+    return ["/bin/sh", "-c", 'exec "$@" >>"$0" 2>&1', str(log), *argv]

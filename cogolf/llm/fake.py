@@ -1,0 +1,217 @@
+"""A fake chat provider on loopback, speaking the OpenAI and Anthropic wire formats.
+
+The tests and `cogolf bench llm` point the real `openai` and `anthropic`
+clients at it. Replies are scripted per model name (a queue of `Step`s: text,
+HTTP status, headers, delay, stop reason); when a model's queue is empty a
+responder answers: by default, for a Cogolf hole the pedant's play from the
+public deck (so a played hole is told apart from the literalist fallback), and
+for a golf hole a short Python source. Requests are kept in memory, never
+written anywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from cogolf.deck import DEFAULT_DECK, PublicDeck, load_public
+
+GOLF_STUB = "```python\nf=lambda*a:0\n```"
+
+
+@dataclass(frozen=True)
+class Step:
+    text: str = ""
+    status: int = 200
+    delay: float = 0.0
+    finish: str | None = None  # default: "stop" (OpenAI) / "end_turn" (Anthropic)
+    headers: dict[str, str] = field(default_factory=dict)
+    cost: float | None = None  # reported in OpenAI usage, as some routers do
+    refusal: str | None = None  # OpenAI's message.refusal
+
+
+@dataclass(frozen=True)
+class Call:
+    api: str  # "openai" | "anthropic"
+    model: str
+    body: dict[str, Any]
+    key: str  # what the client sent as its key
+
+    def prompt(self) -> str:
+        return "\n".join(str(m.get("content", "")) for m in self.body.get("messages", []))
+
+
+def pedant_responder(deck: PublicDeck | None = None) -> Callable[[Call], Step]:
+    deck = deck or load_public(DEFAULT_DECK)
+
+    def respond(call: Call) -> Step:
+        prompt = call.prompt()
+        found = re.search(r"^Spec (\S+):", prompt, re.M)
+        if found and found.group(1) in deck.specs:
+            b = deck.specs[found.group(1)].baselines["pedant"]
+            play = {
+                "impl": b.impl,
+                "note": "as the pedant reads it",
+                "tests": [
+                    {"name": t.name, "args": t.args, "expect": t.expect, "why": t.why}
+                    for t in b.tests
+                ],
+            }
+            return Step("Here is my play:\n```json\n" + json.dumps(play) + "\n```\n")
+        return Step(GOLF_STUB)
+
+    return respond
+
+
+class FakeProvider:
+    def __init__(self, respond: Callable[[Call], Step] | None = None, latency: float = 0.0) -> None:
+        self.respond = respond or pedant_responder()
+        self.latency = latency
+        self.scripts: dict[str, deque[Step]] = defaultdict(deque)
+        self.calls: list[Call] = []
+        self._lock = threading.Lock()
+        self.app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._openai, methods=["POST"]),
+                Route("/v1/messages", self._anthropic, methods=["POST"]),
+            ]
+        )
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+
+    def script(self, model: str, *steps: Step) -> None:
+        with self._lock:
+            self.scripts[model].extend(steps)
+
+    def calls_for(self, model: str) -> list[Call]:
+        with self._lock:
+            return [c for c in self.calls if c.model == model]
+
+    @property
+    def openai_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _next(self, request: Request, api: str) -> tuple[Call, Step]:
+        body = await request.json()
+        key = request.headers.get("x-api-key") or request.headers.get("authorization", "")
+        call = Call(api, str(body.get("model", "")), body, key.removeprefix("Bearer "))
+        with self._lock:
+            self.calls.append(call)
+            queue = self.scripts.get(call.model)
+            step = queue.popleft() if queue else None
+        if step is None:
+            step = self.respond(call)
+        if step.delay or self.latency:
+            await asyncio.sleep(step.delay + self.latency)
+        return call, step
+
+    @staticmethod
+    def _tokens(call: Call, step: Step) -> tuple[int, int]:
+        system = call.body.get("system") or ""
+        return (len(call.prompt()) + len(str(system))) // 4 + 1, len(step.text) // 4 + 1
+
+    async def _openai(self, request: Request) -> JSONResponse:
+        call, step = await self._next(request, "openai")
+        if step.status != 200:
+            body = {"error": {"message": step.text or f"status {step.status}", "type": "fake"}}
+            return JSONResponse(body, step.status, headers=step.headers)
+        prompt_tokens, completion_tokens = self._tokens(call, step)
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+        if step.cost is not None:
+            usage["cost"] = step.cost
+        return JSONResponse(
+            {
+                "id": f"chatcmpl-{len(self.calls)}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": call.model,
+                "usage": usage,
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": step.finish or "stop",
+                        "message": {
+                            "role": "assistant",
+                            "content": None if step.refusal else step.text,
+                            "refusal": step.refusal,
+                        },
+                    }
+                ],
+            },
+            headers=step.headers,
+        )
+
+    async def _anthropic(self, request: Request) -> JSONResponse:
+        call, step = await self._next(request, "anthropic")
+        if step.status != 200:
+            body = {
+                "type": "error",
+                "error": {"type": "fake_error", "message": step.text or f"status {step.status}"},
+            }
+            return JSONResponse(body, step.status, headers=step.headers)
+        input_tokens, output_tokens = self._tokens(call, step)
+        return JSONResponse(
+            {
+                "id": f"msg_{len(self.calls)}",
+                "type": "message",
+                "role": "assistant",
+                "model": call.model,
+                "content": [{"type": "text", "text": step.text}],
+                "stop_reason": step.finish or "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+            },
+            headers=step.headers,
+        )
+
+    def start(self) -> FakeProvider:
+        config = uvicorn.Config(
+            self.app,
+            host="127.0.0.1",
+            port=0,
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True, name="fake-llm")
+        self._thread.start()
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise RuntimeError("the fake provider did not start")
+            threading.Event().wait(0.01)
+        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def __enter__(self) -> FakeProvider:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

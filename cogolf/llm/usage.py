@@ -1,0 +1,127 @@
+"""Tokens and cost of every LLM entrant of a night, per match and in total.
+
+Read from the seats' transcripts (`<night>/llm/<match_id>.seat<slot>.ndjson`);
+the entrant's name comes from the match's replay header, since a bot never
+learns it. The summary is written to `<night>/llm/usage.json` and printed
+under the standings. A line that cannot be read is skipped, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from cogolf.llm.transcript import TRANSCRIPTS_DIR
+
+USAGE_FILE = "usage.json"
+GOLF_DIR = "golf"  # the live golf courses of LLM entrants (`commands.llm_golf`)
+NAME = re.compile(r"^(?P<match>[A-Za-z0-9][A-Za-z0-9_-]*)\.seat(?P<slot>\d)\.ndjson$")
+MAX_LINE = 1 << 20
+FIELDS = ("turns", "fallbacks", "attempts", "input_tokens", "output_tokens")
+
+
+def _entrant(replays: Path, match_id: str, slot: int) -> str:
+    try:
+        with open(replays / f"{match_id}.ndjson", encoding="utf-8") as f:
+            header = json.loads(f.readline(MAX_LINE))
+        # A Cogolf header names both seats; a golf header its one player as the model.
+        names = header.get("names") or [header.get("config", {}).get("model")]
+        return str(names[slot])
+    except (OSError, ValueError, AttributeError, IndexError):
+        return f"{match_id}.seat{slot}"
+
+
+def _read(path: Path) -> dict[str, Any]:
+    out: dict[str, Any] = dict.fromkeys(FIELDS, 0) | {"cost": None}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(record, dict):
+                continue
+            if record.get("kind") == "attempt":
+                out["attempts"] += 1
+                for key in ("input_tokens", "output_tokens"):
+                    value = record.get(key)
+                    out[key] += value if isinstance(value, int) and value > 0 else 0
+                cost = record.get("cost")
+                if isinstance(cost, int | float) and cost >= 0:
+                    out["cost"] = (out["cost"] or 0.0) + cost
+            elif record.get("kind") == "turn":
+                out["turns"] += 1
+                out["fallbacks"] += record.get("outcome") != "played"
+    return out
+
+
+def night_usage(night_dir: Path) -> dict[str, Any] | None:
+    """The night's LLM usage, or None when no LLM seat played."""
+    night_dir = Path(night_dir)
+    # Cogolf matches' transcripts, then those of the LLM entrants' live golf courses.
+    golf = night_dir / TRANSCRIPTS_DIR / GOLF_DIR
+    matches: list[dict[str, Any]] = []
+    for replays, folder in (
+        (night_dir, night_dir / TRANSCRIPTS_DIR),
+        (golf, golf / TRANSCRIPTS_DIR),
+    ):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
+            found = NAME.match(path.name)
+            if not found or not path.is_file():
+                continue
+            match_id, slot = found["match"], int(found["slot"])
+            entrant = _entrant(replays, match_id, slot)
+            matches.append({"match_id": match_id, "slot": slot, "entrant": entrant, **_read(path)})
+    if not matches:
+        return None
+    entrants: dict[str, dict[str, Any]] = {}
+    for m in matches:
+        e = entrants.setdefault(
+            m["entrant"],
+            {"entrant": m["entrant"], "matches": 0, **dict.fromkeys(FIELDS, 0), "cost": None},
+        )
+        e["matches"] += 1
+        for key in FIELDS:
+            e[key] += m[key]
+        if m["cost"] is not None:
+            e["cost"] = round((e["cost"] or 0.0) + m["cost"], 6)
+    return {
+        "night": Path(night_dir).name,
+        "entrants": [entrants[k] for k in sorted(entrants)],
+        "matches": matches,
+    }
+
+
+def write_usage(doc: dict[str, Any], night_dir: Path) -> Path:
+    path = Path(night_dir) / TRANSCRIPTS_DIR / USAGE_FILE
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def _cost(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def render_usage(doc: dict[str, Any]) -> str:
+    head = f"  {'entrant':<24} {'match':<40} {'turns':>5} {'fallb':>5} {'tok in':>9} "
+    head += f"{'tok out':>8} {'cost':>9}"
+    lines = ["LLM usage (tokens and cost per match, then the night)", head]
+    for e in doc["entrants"]:
+        for m in (m for m in doc["matches"] if m["entrant"] == e["entrant"]):
+            lines.append(
+                f"  {e['entrant'][:24]:<24} {m['match_id'][:40]:<40} {m['turns']:>5} "
+                f"{m['fallbacks']:>5} {m['input_tokens']:>9} {m['output_tokens']:>8} "
+                f"{_cost(m['cost']):>9}"
+            )
+        lines.append(
+            f"  {e['entrant'][:24]:<24} {'night (' + str(e['matches']) + ' matches)':<40} "
+            f"{e['turns']:>5} {e['fallbacks']:>5} {e['input_tokens']:>9} "
+            f"{e['output_tokens']:>8} {_cost(e['cost']):>9}"
+        )
+    return "\n".join(lines)
