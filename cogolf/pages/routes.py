@@ -28,10 +28,25 @@ from cogolf.server.disclosure import ENDED, View
 from cogolf.server.pages import ViewOf
 
 RECENT = 50  # finished matches listed on `/`
+LIVE_SHOWN = 100  # live matches listed on `/` (anyone may create matches: the page stays small)
 
 
 def wants_html(request: Request) -> bool:
-    return "text/html" in request.headers.get("accept", "")
+    """Whether the client names `text/html` as acceptable (a browser). `text/html;q=0`
+    refuses it, and `*/*` alone is any client, which gets the JSON document."""
+    for media_range in request.headers.get("accept", "").split(",")[:64]:
+        kind, *params = (part.strip() for part in media_range.split(";"))
+        if kind.lower() != "text/html":
+            continue
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    return float(value) > 0
+                except ValueError:
+                    return False
+        return True
+    return False
 
 
 def html(body: str, status: int = 200) -> Response:
@@ -56,14 +71,17 @@ def _row(doc: dict[str, Any]) -> MatchRow:
     )
 
 
-def match_rows(docs: Iterable[dict[str, Any]]) -> tuple[list[MatchRow], list[MatchRow]]:
-    """Live matches, then the most recent finished ones, from `GET /matches` documents."""
+def match_rows(docs: Iterable[dict[str, Any]]) -> tuple[list[MatchRow], list[MatchRow], int]:
+    """The most recent live matches, the most recent finished ones, and how many live
+    matches are left out, from `GET /matches` documents."""
     live: list[dict[str, Any]] = []
     ended: list[dict[str, Any]] = []
     for doc in docs:
         (ended if doc.get("status") in ENDED else live).append(doc)
-    ended.sort(key=lambda d: as_float(d, "created_at"), reverse=True)
-    return [_row(d) for d in live], [_row(d) for d in ended[:RECENT]]
+    for docs_ in (live, ended):
+        docs_.sort(key=lambda d: as_float(d, "created_at"), reverse=True)
+    shown = [_row(d) for d in live[:LIVE_SHOWN]]
+    return shown, [_row(d) for d in ended[:RECENT]], len(live) - len(shown)
 
 
 def match_page_body(
@@ -90,8 +108,8 @@ def match_page_body(
 INDEX_CONTEXT: list[Callable[[], dict[str, Any]]] = []
 
 
-def _index(live: list[MatchRow], finished: list[MatchRow]) -> str:
-    extra: dict[str, Any] = {}
+def _index(live: list[MatchRow], finished: list[MatchRow], more_live: int) -> str:
+    extra: dict[str, Any] = {"more_live": more_live}
     for more in INDEX_CONTEXT:
         extra.update(more())
     return render_index(live, finished, **extra)
@@ -100,8 +118,8 @@ def _index(live: list[MatchRow], finished: list[MatchRow]) -> str:
 def page_routes(matches: Callable[[], Iterable[HostedGame]], view_of: ViewOf) -> list[BaseRoute]:
     async def index(request: Request) -> Response:
         docs = [view_of(h, request).status(h.status_doc()) for h in matches()]
-        live, finished = match_rows(docs)
-        return html(await run_in_threadpool(_index, live, finished))
+        live, finished, more_live = match_rows(docs)
+        return html(await run_in_threadpool(_index, live, finished, more_live))
 
     return [
         Route("/", index),
