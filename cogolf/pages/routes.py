@@ -9,9 +9,12 @@ for HTML (`Accept: text/html`), so the API is unchanged.
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from markupsafe import escape
 from starlette.concurrency import run_in_threadpool
@@ -127,6 +130,49 @@ def page_routes(matches: Callable[[], Iterable[HostedGame]], view_of: ViewOf) ->
     ]
 
 
+class Rendered:
+    """Match pages already drawn, by what they were drawn from (the journal's size and
+    time, the view, the status): a client asking for a page again and again costs a
+    file's `stat`, not a render. Renders also take turns, one at a time, so a flood of
+    page requests cannot crowd the event loop (and the seats' deadlines) out of the
+    interpreter with dozens of rendering threads."""
+
+    MOST = 64  # pages kept (a 9-hole page is about 100 kB)
+
+    def __init__(self) -> None:
+        self.pages: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._turns: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            WeakKeyDictionary()
+        )
+
+    def turn(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        return self._turns.setdefault(loop, asyncio.Semaphore(1))
+
+    def get(self, key: tuple[Any, ...] | None) -> str | None:
+        if key is None or key not in self.pages:
+            return None
+        self.pages.move_to_end(key)
+        return self.pages[key]
+
+    def put(self, key: tuple[Any, ...] | None, body: str) -> None:
+        if key is not None:
+            self.pages[key] = body
+            while len(self.pages) > self.MOST:
+                self.pages.popitem(last=False)
+
+
+RENDERED = Rendered()
+
+
+def _drawn_from(path: Path, seen: View, status: str) -> tuple[Any, ...] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None  # no journal yet: the page is drawn from the snapshot, never kept
+    return (str(path), st.st_size, st.st_mtime_ns, seen, status)
+
+
 async def match_page(
     request: Request, hosted: HostedGame | None, view_of: ViewOf, decks: dict[str, Any]
 ) -> Response:
@@ -134,12 +180,19 @@ async def match_page(
         return html("<!doctype html><title>Not found</title><p>No such match.</p>", 404)
     seen = view_of(hosted, request)
     snapshot = seen.snapshot(hosted.snapshot())  # on the loop: the match's state is its own
-    try:
-        body = await run_in_threadpool(
-            match_page_body, hosted.replay_path, seen, snapshot, hosted.status, decks
-        )
-    except PageError as exc:
-        return html(f"<!doctype html><title>Not ready</title><p>{escape(str(exc))}</p>", 503)
+    status = hosted.status
+    async with RENDERED.turn():
+        key = _drawn_from(hosted.replay_path, seen, status)
+        body = RENDERED.get(key)
+        if body is None:
+            try:
+                body = await run_in_threadpool(
+                    match_page_body, hosted.replay_path, seen, snapshot, status, decks
+                )
+            except PageError as exc:
+                message = f"<!doctype html><title>Not ready</title><p>{escape(str(exc))}</p>"
+                return html(message, 503)
+            RENDERED.put(key, body)
     return html(body)
 
 
