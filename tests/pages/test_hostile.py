@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import time
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,7 +17,8 @@ from websockets.sync.client import connect
 
 from cogolf.pages.render import CSP, render_index
 from cogolf.pages.routes import LIVE_SHOWN, match_rows
-from tests.pages.conftest import Served
+from cogolf.pages.view import MAX_JOURNAL_BYTES
+from tests.pages.conftest import Served, journal_records
 from tests.pages.seats import DECK, SteppedSeats
 from tests.pages.test_cli import cogolf
 
@@ -228,3 +230,77 @@ def test_the_index_lists_a_bounded_number_of_live_matches() -> None:
     assert live[0].match_id == f"m-{LIVE_SHOWN + 36:04d}"  # the newest first
     page = render_index(live, finished, more_live=more)
     assert page.count("<tr data-match-id") == LIVE_SHOWN and "and 37 more live matches" in page
+
+
+def test_a_journal_too_big_to_show_is_refused_with_its_size(tmp_path: Path) -> None:
+    """A golf journal (read by the pages alone) padded past 64 MiB: refused before it is
+    read whole, naming the limit; a sparse file, so the test writes almost nothing."""
+    path = tmp_path / "padded.ndjson"
+    header = {"kind": "header", "game": "golf", "match_id": "g", "holes": ["a"]}
+    path.write_text(json.dumps(header) + "\n")
+    with open(path, "r+b") as f:
+        f.truncate(MAX_JOURNAL_BYTES + 2)
+    for flag in ("--explain", "--html"):
+        argv = [flag] if flag == "--explain" else [flag, tmp_path / "out.html"]
+        run = cogolf("replay", path, *argv)
+        assert run.returncode == 2 and "more than 64 MiB is not shown" in run.stderr, run.stderr
+        assert "Traceback" not in run.stderr
+    assert not (tmp_path / "out.html").exists()
+
+
+HOSTILE = '"><img src=x onerror=alert(1)></script><!--<a href="javascript:alert(1)">\x1b[2J\u202e'
+STRUCTURE = {"kind", "source", "outcome", "game", "origin"}  # what says which record it is
+
+
+def _poison(value: Any, key: str = "") -> Any:
+    """Every string a journal holds (values and keys) replaced by markup, script, an
+    escape sequence and a direction override, except those saying what a record is."""
+    if isinstance(value, str):
+        return value if key in STRUCTURE else f"{value}{HOSTILE}"
+    if isinstance(value, list):
+        return [_poison(v, key) for v in value]
+    if isinstance(value, dict):
+        return {(k if k in STRUCTURE or key not in ("fallback_causes",) else k + HOSTILE):
+                _poison(v, k) for k, v in value.items()}  # fmt: skip
+    return value
+
+
+class Markup(HTMLParser):
+    """The elements, handlers and links a page holds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.handlers: list[str] = []
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.handlers += [name for name, _ in attrs if name.startswith("on")]
+        self.links += [v or "" for name, v in attrs if name in ("href", "src", "action")]
+
+
+def test_every_field_of_a_poisoned_journal_stays_text(finished: dict[str, Any]) -> None:
+    """A finished journal with every string poisoned, as a served page, as a stand-alone
+    file and as `--explain`: no element, handler or link comes from the journal, no
+    comment opens, and the terminal gets no escape sequence or override."""
+    from cogolf.pages.explain import explain
+    from cogolf.pages.render import render_match, render_standalone
+    from cogolf.pages.view import build_view, deck_specs, disclosed
+
+    records = [_poison(json.loads(line)) for line in finished["path"].read_text().splitlines()]
+    view = build_view(disclosed(records), specs=deck_specs(DECK))
+    assert view is not None and view.ended and view.names is not None
+    clean_page = render_match(build_view(disclosed(journal_records(finished["path"]))))  # type: ignore[arg-type]
+    for page in (render_match(view), render_standalone(view)):
+        markup, plain = Markup(), Markup()
+        markup.feed(page)
+        plain.feed(clean_page)
+        assert markup.tags <= plain.tags | {"style", "script", "meta"}  # no img, no a of theirs
+        assert "img" not in markup.tags and not markup.handlers
+        assert all(link.startswith(("/", "#", "data:,")) for link in markup.links)
+        assert "<!--" not in page and "\u202e" not in page and "\x1b" not in page
+        assert page.count("&lt;img src=x onerror=alert(1)&gt;") > 20  # shown, as text
+    text = explain(view)
+    assert "\x1b" not in text and "\u202e" not in text and "\\u202e" in text
+    assert all(not line.startswith(('"><img', "[2J")) for line in text.splitlines())
