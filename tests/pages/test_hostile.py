@@ -304,3 +304,22 @@ def test_every_field_of_a_poisoned_journal_stays_text(finished: dict[str, Any]) 
     text = explain(view)
     assert "\x1b" not in text and "\u202e" not in text and "\\u202e" in text
     assert all(not line.startswith(('"><img', "[2J")) for line in text.splitlines())
+
+
+def test_a_crafted_journal_sends_no_escape_sequence_to_the_terminal(
+    finished: dict[str, Any], tmp_path: Path
+) -> None:
+    """Intake cleans what a seat sends, but a journal handed around was never through
+    intake: its strings' escape sequences (clear the screen, retitle the window) must not
+    reach the terminal from the scorecard or from `--explain`."""
+    escape = "\x1b[2J\x1b]0;owned\x07\x9b31m"
+    records = journal_records(finished["path"])
+    records[0]["deck_name"] = escape + "core"
+    records[0]["names"] = [escape + n for n in records[0]["names"]]
+    path = tmp_path / "escapes.ndjson"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    for argv in ([], ["--explain"]):
+        run = cogolf("replay", path, *argv)
+        assert run.returncode == 0, run.stderr
+        assert "core" in run.stdout and "owned" in run.stdout  # the text, without its escapes
+        assert not any(c in run.stdout for c in "\x1b\x07\x9b"), argv
