@@ -9,6 +9,7 @@ from __future__ import annotations
 from cogolf import messages as m
 from cogolf.engine.match import resolved_from_records
 from cogolf.replay import Replay
+from cogolf.text import clean
 from cogolf.values import short_text
 
 
@@ -17,6 +18,12 @@ def _fallback_mark(sub: m.SubmissionRecord) -> str:
 
 
 def render(replay: Replay) -> str:
+    """The scorecard, with no control character (a crafted journal's strings were never
+    cleaned by intake, and this goes to a terminal)."""
+    return clean(_render(replay))
+
+
+def _render(replay: Replay) -> str:
     h = replay.header
     res = replay.result
     a0, a1 = h.aliases

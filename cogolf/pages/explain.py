@@ -13,6 +13,7 @@ import textwrap
 from collections.abc import Sequence
 
 from cogolf.pages.cogolf_view import CogolfMatch, Hole, Play
+from cogolf.pages.fields import one_line
 from cogolf.pages.golf_view import GolfMatch
 from cogolf.pages.view import MatchView
 
@@ -35,7 +36,7 @@ GOLF_COLUMNS = (
 
 def _cut(text: str, width: int = CELL) -> str:
     # one line per row; spaces inside a value are kept (they may be what differs)
-    text = text.replace("\r", " ").replace("\n", " ")
+    text = one_line(text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -59,11 +60,13 @@ def _signed(n: int) -> str:
 
 
 def _causes(causes: dict[str, int]) -> str:
-    return ", ".join(f"{n} {'time' if n == 1 else 'times'} {cause}" for cause, n in causes.items())
+    return ", ".join(
+        f"{n} {'time' if n == 1 else 'times'} {one_line(cause)}" for cause, n in causes.items()
+    )
 
 
 def _play(view: CogolfMatch, hole: Hole, play: Play) -> list[str]:
-    me, other = view.aliases[play.slot], view.aliases[1 - play.slot]
+    me, other = one_line(view.aliases[play.slot]), one_line(view.aliases[1 - play.slot])
     out = []
     head = f"  {me}:"
     if hole.score is not None:
@@ -73,10 +76,10 @@ def _play(view: CogolfMatch, hole: Hole, play: Play) -> list[str]:
         head += f", par cases failed {play.par_fails} of {play.par_total}"
     out.append(head)
     if play.fallback:
-        cause = play.fallback_cause or "no usable submission"
+        cause = one_line(play.fallback_cause) or "no usable submission"
         out.append(f"    FALLBACK: {me}'s own play was not used; the fallback was played ({cause})")
     for i, err in enumerate(play.errors, start=1):
-        out.append(f"    attempt {i} refused: {err}")
+        out.append(f"    attempt {i} refused: {one_line(err)}")
     if play.dropped_tests:
         out.append(f"    {play.dropped_tests} tests dropped (over the limit)")
     if not play.shots:
@@ -94,7 +97,13 @@ def _play(view: CogolfMatch, hole: Hole, play: Play) -> list[str]:
 
 
 def explain_cogolf(view: CogolfMatch) -> str:
-    lines = [f"Cogolf match {view.match_id}: {view.seat(0)} v {view.seat(1)}, deck {view.deck}"]
+    """Every string from the journal is shown on one line (`one_line`): a bot's line
+    break cannot start a line that looks like the explanation's own."""
+    seat = [one_line(view.seat(0)), one_line(view.seat(1))]
+    alias = [one_line(a) for a in view.aliases]
+    lines = [
+        f"Cogolf match {one_line(view.match_id)}: {seat[0]} v {seat[1]}, deck {one_line(view.deck)}"
+    ]
     e = view.endcard
     if e is None:
         lines.append(
@@ -102,37 +111,39 @@ def explain_cogolf(view: CogolfMatch) -> str:
             f"score {_signed(view.scores[0])} : {_signed(view.scores[1])}"
         )
     else:
-        verdict = "draw" if e.winner is None else f"{view.seat(e.winner)} wins"
+        verdict = "draw" if e.winner is None else f"{seat[e.winner]} wins"
         lines.append(
-            f"  finished ({e.reason}): {verdict}, {_signed(e.scores[0])} : {_signed(e.scores[1])}"
+            f"  finished ({one_line(e.reason)}): {verdict}, "
+            f"{_signed(e.scores[0])} : {_signed(e.scores[1])}"
         )
     lines += ["", *textwrap.wrap(COGOLF_COLUMNS, 100)]
     for hole in view.holes:
         lines.append("")
-        title = f" ({hole.spec.title})" if hole.spec.title else ""
+        title = f" ({one_line(hole.spec.title)})" if hole.spec.title else ""
+        key = one_line(hole.spec.key)
         if hole.score is None:
-            lines.append(f"Hole {hole.number}: {hole.spec.key}{title}: not resolved")
+            lines.append(f"Hole {hole.number}: {key}{title}: not resolved")
             continue
         lines.append(
-            f"Hole {hole.number}: {hole.spec.key}{title}: {view.aliases[0]} "
-            f"{_signed(hole.score[0])}, {view.aliases[1]} {_signed(hole.score[1])}"
+            f"Hole {hole.number}: {key}{title}: {alias[0]} "
+            f"{_signed(hole.score[0])}, {alias[1]} {_signed(hole.score[1])}"
         )
         for play in hole.plays:
             if play is not None:
                 lines += _play(view, hole, play)
         if hole.ambiguity:
-            lines.append(f"  ambiguity: {hole.ambiguity}")
+            lines.append(f"  ambiguity: {one_line(hole.ambiguity)}")
     if e is not None:
         lines.append("")
         k = e.killer
         if k is not None:
             lines.append(
-                f"Killer test: hole {k.hole}, {view.aliases[k.slot]}'s test {k.idx} "
-                f"{k.name!r}, args {_cut(k.args)}, expect {_cut(k.expect)} "
+                f"Killer test: hole {k.hole}, {alias[k.slot]}'s test {k.idx} "
+                f"'{one_line(k.name)}', args {_cut(k.args)}, expect {_cut(k.expect)} "
                 f"(swing {_signed(k.swing)})"
             )
             if k.why:
-                lines.append(f"  why: {k.why}")
+                lines.append(f"  why: {one_line(k.why)}")
         elif e.drawn_without_breach:
             lines.append("Killer test: NO BREACH — DRAWN MATCH")
         else:
@@ -141,7 +152,7 @@ def explain_cogolf(view: CogolfMatch) -> str:
             if view.fallbacks[slot]:
                 total = sum(view.fallbacks[slot].values())
                 lines.append(
-                    f"{view.aliases[slot]} played the fallback on {total} "
+                    f"{alias[slot]} played the fallback on {total} "
                     f"{'hole' if total == 1 else 'holes'}: {_causes(view.fallbacks[slot])}"
                 )
     return "\n".join(lines)
@@ -152,10 +163,10 @@ def _num(x: float | None) -> str:
 
 
 def explain_golf(view: GolfMatch) -> str:
-    who = f", golfer {view.model}" if view.model else ""
-    lines = [f"Golf match {view.match_id}: course {view.course}{who}"]
+    who = f", golfer {one_line(view.model)}" if view.model else ""
+    lines = [f"Golf match {one_line(view.match_id)}: course {one_line(view.course)}{who}"]
     if view.ended:
-        lines.append(f"  finished ({view.reason}): {_num(view.total)} strokes")
+        lines.append(f"  finished ({one_line(view.reason)}): {_num(view.total)} strokes")
     else:
         lines.append(
             f"  {view.status}: {view.resolved} of {view.holes_total} holes, "
@@ -180,10 +191,11 @@ def explain_golf(view: GolfMatch) -> str:
     lines += table(headers, rows)
     for h in view.holes:
         failed = [t for t in h.tests if not t.passed]
-        notes = [f"  {h.reason}{': ' + h.detail if h.detail else ''}"] if h.reason else []
-        notes += [f"  attempt {i} refused: {e}" for i, e in enumerate(h.errors, start=1)]
+        detail = f": {h.detail}" if h.detail else ""
+        notes = [f"  {one_line(h.reason + detail)}"] if h.reason else []
+        notes += [f"  attempt {i} refused: {one_line(e)}" for i, e in enumerate(h.errors, 1)]
         if failed or notes:
-            lines += ["", f"Hole {h.number}: {h.key}", *notes]
+            lines += ["", f"Hole {h.number}: {one_line(h.key)}", *notes]
             if failed:
                 rows = [[t.name, t.status, t.got, t.detail] for t in failed]
                 lines += table(("public test", "result", "returned", "detail"), rows, "  ")

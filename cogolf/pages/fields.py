@@ -27,8 +27,10 @@ def as_float(doc: Any, key: str, default: float = 0.0) -> float:
 
 
 def as_str(doc: Any, key: str, default: str = "", limit: int = 100_000) -> str:
+    """A string field as it may be shown: cleaned of control characters, with invisible
+    ones (direction overrides, zero-width joiners) escaped (`visible`), at most `limit`."""
     v = doc.get(key) if isinstance(doc, dict) else None
-    return clean(v)[:limit] if isinstance(v, str) else default
+    return visible(clean(v))[:limit] if isinstance(v, str) else default
 
 
 def as_list(doc: Any, key: str) -> list[Any]:
@@ -57,8 +59,8 @@ _FILLERS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
 
 
 def _shown(c: str) -> str:
-    if c == " " or (c.isascii() and c.isprintable()):
-        return c
+    if c in " \n\t" or (c.isascii() and c.isprintable()):
+        return c  # line breaks and tabs are the layout of a source or a message
     if unicodedata.category(c) in _HIDDEN_CATEGORIES or c in _FILLERS:
         code = ord(c)
         return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
@@ -68,8 +70,16 @@ def _shown(c: str) -> str:
 def visible(text: str) -> str:
     """`text` with every invisible or non-space blank character written as an escape,
     so that two values that differ only there (a no-break or an em space, a zero-width
-    joiner) never look the same on a page."""
+    joiner) never look the same on a page, and no direction override (U+202E) can make
+    text read backwards or reorder what follows it. Line breaks and tabs are kept."""
     return text if text.isascii() else "".join(map(_shown, text))
+
+
+def one_line(text: str) -> str:
+    """`text` (already `visible`) on one line: a line break or a tab inside a bot's
+    string is written as `\\n` or `\\t`, so it cannot start a line of its own (in the
+    terminal's `--explain`, a forged verdict)."""
+    return text.replace("\n", "\\n").replace("\t", "\\t")
 
 
 def holes_count(declared: int) -> int:

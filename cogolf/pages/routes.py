@@ -9,9 +9,12 @@ for HTML (`Accept: text/html`), so the API is unchanged.
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from markupsafe import escape
 from starlette.concurrency import run_in_threadpool
@@ -30,10 +33,25 @@ from cogolf.server.disclosure import ENDED, View
 from cogolf.server.pages import ViewOf
 
 RECENT = 50  # finished matches listed on `/`
+LIVE_SHOWN = 100  # live matches listed on `/` (anyone may create matches: the page stays small)
 
 
 def wants_html(request: Request) -> bool:
-    return "text/html" in request.headers.get("accept", "")
+    """Whether the client names `text/html` as acceptable (a browser). `text/html;q=0`
+    refuses it, and `*/*` alone is any client, which gets the JSON document."""
+    for media_range in request.headers.get("accept", "").split(",")[:64]:
+        kind, *params = (part.strip() for part in media_range.split(";"))
+        if kind.lower() != "text/html":
+            continue
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    return float(value) > 0
+                except ValueError:
+                    return False
+        return True
+    return False
 
 
 def html(body: str, status: int = 200) -> Response:
@@ -58,14 +76,17 @@ def _row(doc: dict[str, Any]) -> MatchRow:
     )
 
 
-def match_rows(docs: Iterable[dict[str, Any]]) -> tuple[list[MatchRow], list[MatchRow]]:
-    """Live matches, then the most recent finished ones, from `GET /matches` documents."""
+def match_rows(docs: Iterable[dict[str, Any]]) -> tuple[list[MatchRow], list[MatchRow], int]:
+    """The most recent live matches, the most recent finished ones, and how many live
+    matches are left out, from `GET /matches` documents."""
     live: list[dict[str, Any]] = []
     ended: list[dict[str, Any]] = []
     for doc in docs:
         (ended if doc.get("status") in ENDED else live).append(doc)
-    ended.sort(key=lambda d: as_float(d, "created_at"), reverse=True)
-    return [_row(d) for d in live], [_row(d) for d in ended[:RECENT]]
+    for docs_ in (live, ended):
+        docs_.sort(key=lambda d: as_float(d, "created_at"), reverse=True)
+    shown = [_row(d) for d in live[:LIVE_SHOWN]]
+    return shown, [_row(d) for d in ended[:RECENT]], len(live) - len(shown)
 
 
 def match_page_body(
@@ -95,18 +116,62 @@ def page_routes(
     """`/` and the static files; `index_extra` returns more template variables for `/`
     (league nights), off the event loop."""
 
-    def render(live: list[MatchRow], finished: list[MatchRow]) -> str:
-        return render_index(live, finished, **(index_extra() if index_extra else {}))
+    def render(live: list[MatchRow], finished: list[MatchRow], more_live: int) -> str:
+        extra = index_extra() if index_extra else {}
+        return render_index(live, finished, more_live=more_live, **extra)
 
     async def index(request: Request) -> Response:
         docs = [view_of(h, request).status(h.status_doc()) for h in matches()]
-        live, finished = match_rows(docs)
-        return html(await run_in_threadpool(render, live, finished))
+        live, finished, more_live = match_rows(docs)
+        return html(await run_in_threadpool(render, live, finished, more_live))
 
     return [
         Route("/", index),
         Mount("/static", StaticFiles(directory=static_dir()), name="static"),
     ]
+
+
+class Rendered:
+    """Match pages already drawn, by what they were drawn from (the journal's size and
+    time, the view, the status): a client asking for a page again and again costs a
+    file's `stat`, not a render. Renders also take turns, one at a time, so a flood of
+    page requests cannot crowd the event loop (and the seats' deadlines) out of the
+    interpreter with dozens of rendering threads."""
+
+    MOST = 64  # pages kept (a 9-hole page is about 100 kB)
+
+    def __init__(self) -> None:
+        self.pages: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._turns: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            WeakKeyDictionary()
+        )
+
+    def turn(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        return self._turns.setdefault(loop, asyncio.Semaphore(1))
+
+    def get(self, key: tuple[Any, ...] | None) -> str | None:
+        if key is None or key not in self.pages:
+            return None
+        self.pages.move_to_end(key)
+        return self.pages[key]
+
+    def put(self, key: tuple[Any, ...] | None, body: str) -> None:
+        if key is not None:
+            self.pages[key] = body
+            while len(self.pages) > self.MOST:
+                self.pages.popitem(last=False)
+
+
+RENDERED = Rendered()
+
+
+def _drawn_from(path: Path, seen: View, status: str) -> tuple[Any, ...] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None  # no journal yet: the page is drawn from the snapshot, never kept
+    return (str(path), st.st_size, st.st_mtime_ns, seen, status)
 
 
 async def match_page(
@@ -116,12 +181,19 @@ async def match_page(
         return html("<!doctype html><title>Not found</title><p>No such match.</p>", 404)
     seen = view_of(hosted, request)
     snapshot = seen.snapshot(hosted.snapshot())  # on the loop: the match's state is its own
-    try:
-        body = await run_in_threadpool(
-            match_page_body, hosted.replay_path, seen, snapshot, hosted.status, decks
-        )
-    except PageError as exc:
-        return html(f"<!doctype html><title>Not ready</title><p>{escape(str(exc))}</p>", 503)
+    status = hosted.status
+    async with RENDERED.turn():
+        key = _drawn_from(hosted.replay_path, seen, status)
+        body = RENDERED.get(key)
+        if body is None:
+            try:
+                body = await run_in_threadpool(
+                    match_page_body, hosted.replay_path, seen, snapshot, status, decks
+                )
+            except PageError as exc:
+                message = f"<!doctype html><title>Not ready</title><p>{escape(str(exc))}</p>"
+                return html(message, 503)
+            RENDERED.put(key, body)
     return html(body)
 
 

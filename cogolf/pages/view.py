@@ -22,6 +22,7 @@ from cogolf.replay import MAX_LINE_BYTES
 from cogolf.server.disclosure import JournalStream, View
 
 MatchView = CogolfMatch | GolfMatch
+MAX_JOURNAL_BYTES = 64 * 2**20  # what `--html` and `--explain` read of a file
 
 
 class PageError(ValueError):
@@ -116,9 +117,15 @@ def build_view(
 def view_from_file(path: Path, *, specs: SpecLookup | None = None) -> MatchView:
     """The view of a journal file, as a spectator of the public endpoints would see it."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(MAX_JOURNAL_BYTES + 1)  # never more, whatever the file claims
     except OSError as exc:
         raise PageError(f"{path}: cannot read ({exc.strerror})") from None
+    if len(data) > MAX_JOURNAL_BYTES:
+        raise PageError(
+            f"{path}: a journal of more than {MAX_JOURNAL_BYTES // 2**20} MiB is not shown "
+            "as a page (a whole match at every intake cap is about 1 MiB)"
+        )
     view = build_view(disclosed(decode_lines(data, str(path))), specs=specs)
     if view is None:
         raise PageError(f"{path}:1: the first line must be the header")

@@ -17,10 +17,11 @@ import msgspec
 import structlog
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cogolf import messages as m
@@ -41,6 +42,38 @@ def _json(doc: object, status: int = 200) -> Response:
 
 def _error(status: int, message: str) -> Response:
     return _json({"error": message}, status)
+
+
+# Sent with every HTTP response that does not set its own (a page sends its policy):
+# a JSON document, a journal or a static file carries bot text or code, so a browser
+# led to it must neither sniff it into a page nor run or frame anything in it.
+SAFE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class SafeHeaders:
+    """ASGI middleware adding `SAFE_HEADERS` a response lacks (websockets pass through)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_safe(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SAFE_HEADERS.items():
+                    if name not in headers:
+                        headers[name] = value
+            await send(message)
+
+        await self.app(scope, receive, send_safe)
 
 
 def create_app(
@@ -113,10 +146,14 @@ def create_app(
     async def get_match(request: Request) -> Response:
         hosted = _find(request)
         if pages is not None and pages.wants(request):  # a browser; any other client: JSON
-            return await pages.match_page(request, hosted, page_view, registry.decks)
-        if hosted is None:
-            return _error(404, "no such match")
-        return _json(view(hosted, request.headers).status(hosted.status_doc()))
+            response = await pages.match_page(request, hosted, page_view, registry.decks)
+        elif hosted is None:
+            response = _error(404, "no such match")
+        else:
+            response = _json(view(hosted, request.headers).status(hosted.status_doc()))
+        if pages is not None:  # one address, two documents: no cache may serve one for the other
+            response.headers["Vary"] = "Accept"
+        return response
 
     async def get_replay(request: Request) -> Response:
         hosted = _find(request)
@@ -239,4 +276,6 @@ def create_app(
         routes += pages.routes(lambda: list(registry.matches.values()), page_view)
     if single is not None:
         routes.append(WebSocketRoute("/player", player))
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    app.add_middleware(SafeHeaders)
+    return app

@@ -310,7 +310,9 @@ class JournalStream:
     """
 
     view: View
-    _held: list[Record] = field(default_factory=list)
+    # by hole, so a hole's score releases its records without scanning every other
+    # hole's (a crafted journal of many held records and many scores stays linear)
+    _held: dict[Any, list[Record]] = field(default_factory=dict)
 
     def feed(self, rec: Record) -> list[Record]:
         if self.view.full:
@@ -320,11 +322,12 @@ class JournalStream:
         kind = rec.get("kind")
         if hole is None or kind == "hole_start":
             batch = [rec]
+        elif not isinstance(hole, int | float | str):
+            return []  # not a hole number: nothing can ever release it
         elif kind == "hole_score":
-            batch = [r for r in self._held if r.get("hole") == hole] + [rec]
-            self._held = [r for r in self._held if r.get("hole") != hole]
+            batch = [*self._held.pop(hole, []), rec]
         else:
-            self._held.append(rec)
+            self._held.setdefault(hole, []).append(rec)
             return []
         return [s for r in batch if (s := self.view.record(r)) is not None]
 
