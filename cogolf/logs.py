@@ -12,7 +12,13 @@ import logging
 import sys
 from typing import Any, TextIO
 
-import structlog
+_level_override: str | None = None
+
+
+def set_level_override(level: str | None) -> None:
+    """`--log-level` given on the command line wins over each command's own default."""
+    global _level_override
+    _level_override = level
 
 
 class StderrLogger:
@@ -45,6 +51,9 @@ def configure(
 ) -> None:
     """Set up structlog for a command. `stream` pins the output; by default it follows
     `sys.stderr`. `json` defaults to JSON unless stderr is a terminal."""
+    import structlog  # here, so that importing this module stays cheap
+
+    level = _level_override or level
     target = stream or sys.stderr
     try:
         tty = target.isatty()

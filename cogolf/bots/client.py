@@ -27,7 +27,6 @@ from cogolf.bots.policy import Policy, complete_play
 from cogolf.bots.scripted import baseline_play
 from cogolf.deck import DEFAULT_DECK, DeckError, PublicDeck, load_public
 from cogolf.engine.intake import Accepted, Rejected, accept, encode_play
-from cogolf.games.golf.solo import accept_submission, as_submission
 
 log = structlog.get_logger("cogolf.bot")
 
@@ -89,6 +88,9 @@ class BotRuntime:
         return text
 
     async def _think_golf(self, observation: dict[str, Any], hole: int, budget: float) -> str:
+        # Imported here: a Cogolf bot process never pays for the golf game's modules.
+        from cogolf.games.golf.solo import accept_submission, as_submission
+
         status, value = await self._ask(observation, budget)
         if status == "ok":
             text = encode_play(complete_play(as_submission(value), hole))

@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import json
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -384,6 +385,39 @@ def _run_project(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- bench startup -----------------------------------------------------------------
+
+
+def _startup_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", type=int, default=10,
+                   help="runs of each start-up figure (default 10)")
+    p.add_argument("--play-runs", type=int, default=3,
+                   help="runs of each `play --in-process` figure (default 3)")
+    p.add_argument("--cogolf", default=None, metavar="COMMAND",
+                   help="the cogolf command to measure, split as a shell splits words, e.g. "
+                   "another installation's bin/cogolf (default: this one, as python -m cogolf)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_startup(args: argparse.Namespace) -> int:
+    import shlex
+
+    from cogolf.startup_bench import bench_startup, format_startup
+
+    configure("warning")
+    if args.runs < 1 or args.play_runs < 1:
+        print("cogolf: --runs and --play-runs must be >= 1", file=sys.stderr)
+        return 2
+    cogolf = shlex.split(args.cogolf) if args.cogolf else [sys.executable, "-m", "cogolf"]
+    try:
+        doc = bench_startup(cogolf, args.runs, args.play_runs)
+    except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
+        print(f"bench startup: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(doc, indent=2) if args.json else format_startup(doc))
+    return 0
+
+
 BENCHMARKS: list[Benchmark] = [
     Benchmark("sandbox", "batch latency and throughput of both sandbox modes",
               _sandbox_arguments, _run_sandbox),
@@ -397,6 +431,8 @@ BENCHMARKS: list[Benchmark] = [
               _league_arguments, _run_league),
     Benchmark("golf", "seconds to score a full 18-hole course per language (reference files)",
               golf_command.add_bench_arguments, _run_golf),
+    Benchmark("startup", "seconds a cogolf process takes to start: --help, a bot connected, "
+              "a play's fixed cost", _startup_arguments, _run_startup),
     Benchmark("project", "seconds per project attempt with each task's reference solution",
               _project_arguments, _run_project),
 ]

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from cogolf.commands.common import add_log_level_option, add_table_parser, emit_result
+from cogolf.commands.common import add_table_parser, emit_result
 from cogolf.games.commit0.layout import SourceError
 from cogolf.games.commit0.prepare import prepare
 from cogolf.games.commit0.results import ResultError, commit0_table, load_records
@@ -25,7 +25,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "docstrings kept) plus its hidden test suite; a submission scores the fraction of the "
         "reference test ids that pass against it.",
     )
-    add_log_level_option(parser)
     sub = parser.add_subparsers(dest="commit0_command", metavar="ACTION", required=True)
 
     prep = sub.add_parser(

@@ -78,11 +78,6 @@ def with_sandbox(args: argparse.Namespace, work: Callable[[Sandbox], Awaitable[T
         raise SystemExit(3) from None
 
 
-def add_log_level_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--log-level", default="warning",
-                        help="logs go to stderr (default: warning)")
-
-
 def add_table_parser(
     sub: argparse._SubParsersAction, help: str, func: Callable[[argparse.Namespace], int]
 ) -> None:

@@ -69,12 +69,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="keep finished replays on a header check alone, without re-resolving their holes",
     )
     run.add_argument("--json", action="store_true", help="print the standings as JSON")
-    run.add_argument(
-        "--log-level",
-        default="warning",
-        choices=("debug", "info", "warning", "error"),
-        help="match logs go to stderr beside the progress (default: warning)",
-    )
     run.set_defaults(func=run_command)
 
     st = lsub.add_parser(

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from cogolf.commands.common import add_log_level_option, add_table_parser, emit_result
+from cogolf.commands.common import add_table_parser, emit_result
 from cogolf.games.project.attempt import ingest, run_attempt
 from cogolf.games.project.results import (
     ATTEMPTS_PER_TASK,
@@ -30,7 +30,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "of the task's template, runs the hidden evaluator, counts failed checks and turns "
         "them into points on the task's scale (0..1 per attempt, five attempts per task).",
     )
-    add_log_level_option(parser)
     sub = parser.add_subparsers(dest="project_command", metavar="ACTION", required=True)
 
     attempt = sub.add_parser("attempt", help="run one attempt and print its result (JSON)")
