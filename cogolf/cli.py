@@ -70,7 +70,8 @@ class _Version(argparse.Action):
             installed = version("cogolf")
         except PackageNotFoundError:
             installed = GAME_VERSION
-        parser.exit(message=f"cogolf {installed} (game {GAME_VERSION}, protocol {PROTOCOL})\n")
+        print(f"cogolf {installed} (game {GAME_VERSION}, protocol {PROTOCOL})")
+        parser.exit()
 
 
 def add_log_level(parser: argparse.ArgumentParser, default: Any = argparse.SUPPRESS) -> None:

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from cogolf.commands import golf as golf_command
+from cogolf.commands.common import add_json_option, add_sandbox_options, sandbox_modes
 from cogolf.logs import configure
-from cogolf.sandbox import MODES, make_sandbox
+from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.api import CallStatus, LoadStatus, Sandbox
 
 BENCH_SOURCE = "def solve(a, b):\n    return [a + b, a * b]\n"
@@ -36,22 +37,10 @@ class Benchmark:
 
 def _mode_arguments(p: argparse.ArgumentParser) -> None:
     """The options of the benchmarks that compare sandbox modes."""
-    p.add_argument("--modes", default=",".join(MODES),
-                   help=f"comma-separated sandbox modes (default {','.join(MODES)})")
-    p.add_argument("--accept-weak-sandbox", action="store_true",
-                   help="run even when a kernel wall is missing on this machine")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-
-
-def _modes(args: argparse.Namespace) -> list[str] | None:
-    """The modes asked for, or None (after saying why) when one is unknown."""
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    bad = [m for m in modes if m not in MODES]
-    if bad or not modes:
-        print(f"--modes: unknown mode(s) {bad}; expected some of {', '.join(MODES)}",
-              file=sys.stderr)
-        return None
-    return modes
+    add_sandbox_options(p, several=True)
+    p.add_argument("--modes", default=None, metavar="MODE,...",
+                   help="deprecated spelling of --sandbox MODE (repeated)")
+    add_json_option(p)
 
 
 # --- bench sandbox ------------------------------------------------------------------
@@ -140,9 +129,7 @@ async def _bench_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
 
 def _run_sandbox(args: argparse.Namespace) -> int:
     configure("warning")
-    modes = _modes(args)
-    if modes is None:
-        return 2
+    modes = sandbox_modes(args)
     if args.batches < 1 or args.calls < 0 or args.seconds <= 0:
         print("--batches must be >= 1, --calls >= 0 and --seconds > 0", file=sys.stderr)
         return 2
@@ -235,9 +222,7 @@ async def _bench_holes(mode: str, holes: list[tuple[str, Any, Any, list[Any]]],
 
 def _run_hole(args: argparse.Namespace) -> int:
     configure("warning")
-    modes = _modes(args)
-    if modes is None:
-        return 2
+    modes = sandbox_modes(args)
     if args.rounds < 1:
         print("--rounds must be >= 1", file=sys.stderr)
         return 2
@@ -267,9 +252,8 @@ def _run_hole(args: argparse.Namespace) -> int:
 def _server_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--matches", type=int, default=8, help="concurrent matches (default 8)")
     p.add_argument("--holes", type=int, default=9, help="holes per match (default 9)")
-    p.add_argument("--sandbox", choices=MODES, default="fork")
-    p.add_argument("--accept-weak-sandbox", action="store_true")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_sandbox_options(p)
+    add_json_option(p)
 
 
 def _run_server(args: argparse.Namespace) -> int:
@@ -300,9 +284,8 @@ def _flood_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, default=4,
                    help="clean and flooded matches each, alternating (default 4)")
     p.add_argument("--holes", type=int, default=9, help="holes per match (default 9)")
-    p.add_argument("--sandbox", choices=MODES, default="fork")
-    p.add_argument("--accept-weak-sandbox", action="store_true")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_sandbox_options(p)
+    add_json_option(p)
 
 
 def _run_flood(args: argparse.Namespace) -> int:
@@ -396,7 +379,7 @@ def _startup_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cogolf", default=None, metavar="COMMAND",
                    help="the cogolf command to measure, split as a shell splits words, e.g. "
                    "another installation's bin/cogolf (default: this one, as python -m cogolf)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_json_option(p)
 
 
 def _run_startup(args: argparse.Namespace) -> int:

@@ -9,7 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cogolf.commands.common import add_deck_options, load_deck_or_exit
+from cogolf.commands.common import (
+    add_deck_options,
+    add_json_option,
+    add_replays_option,
+    add_sandbox_options,
+    load_deck_or_exit,
+)
 from cogolf.league.bench import add_bench_arguments, format_bench, run_bench
 from cogolf.league.checks import check_night
 from cogolf.league.night import NightError, parse_night
@@ -62,13 +68,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--parallel", type=int, default=None, metavar="N", help="override the night's parallel"
     )
-    _add_sandbox_options(run)
+    add_sandbox_options(run)
     run.add_argument(
         "--no-verify",
         action="store_true",
         help="keep finished replays on a header check alone, without re-resolving their holes",
     )
-    run.add_argument("--json", action="store_true", help="print the standings as JSON")
+    add_json_option(run, "the standings as JSON")
     run.set_defaults(func=run_command)
 
     st = lsub.add_parser(
@@ -97,9 +103,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="entrant rated 1000 (default: the night's manifest, else literalist)",
     )
-    st.add_argument("--json", action="store_true", help="print the standings as JSON")
+    add_json_option(st, "the standings as JSON")
     add_deck_options(st)
-    _add_sandbox_options(st)
+    add_sandbox_options(st)
     st.add_argument("--parallel", type=int, default=1, metavar="N",
                     help="replays verified at once (default: 1)")
     st.set_defaults(func=standings_command)
@@ -109,42 +115,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="validate a night file and print its schedule",
         description="Parse NIGHT, load its pack and every policy, and list the matches it plays.",
     )
-    ck.add_argument("night", type=Path, metavar="NIGHT")
+    ck.add_argument("night", type=Path, metavar="NIGHT", help="the night file, e.g. league/x.toml")
     ck.set_defaults(func=check_command)
 
-    bench = lsub.add_parser(
-        "bench",
-        help="time a night of instant scripted bots (same as `cogolf bench league`)",
-        description="Run an N-entrant night of instant scripted bots and print matches/s.",
-    )
+    # The old spelling of `cogolf bench league`, kept working but no longer listed.
+    bench = lsub.add_parser("bench", description="Deprecated: use `cogolf bench league`.")
     bench_arguments(bench)
-    bench.set_defaults(func=bench_command)
+    bench.set_defaults(func=_deprecated_bench)
 
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR", help="default: replays"
-    )
+    add_replays_option(p, DEFAULT_REPLAYS)
     p.add_argument(
         "--league-dir",
         type=Path,
         default=DEFAULT_LEAGUE,
         metavar="DIR",
         help="where standings go (default: league)",
-    )
-
-
-def _add_sandbox_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--sandbox",
-        choices=("fork", "spawn"),
-        default="fork",
-        help="fork: a fork server started once per match (fast); spawn: an interpreter per batch",
-    )
-    p.add_argument(
-        "--accept-weak-sandbox",
-        action="store_true",
-        help="run even when a kernel wall is missing on this machine (not for real nights)",
     )
 
 
@@ -259,7 +246,13 @@ def check_command(args: argparse.Namespace) -> int:
 def bench_arguments(p: argparse.ArgumentParser) -> None:
     """Options of the league benchmark, shared with `cogolf bench league`."""
     add_bench_arguments(p)
-    _add_sandbox_options(p)
+    add_sandbox_options(p)
+
+
+def _deprecated_bench(args: argparse.Namespace) -> int:
+    print("cogolf: `cogolf league bench` is deprecated: use `cogolf bench league`",
+          file=sys.stderr)
+    return bench_command(args)
 
 
 def bench_command(args: argparse.Namespace) -> int:

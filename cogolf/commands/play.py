@@ -21,7 +21,12 @@ from pathlib import Path
 import msgspec
 
 from cogolf.bots.policy import PolicyError, builtin_names, load_policy
-from cogolf.commands.common import add_deck_options, add_sandbox_options, load_deck_or_exit
+from cogolf.commands.common import (
+    add_deck_options,
+    add_replays_option,
+    add_sandbox_options,
+    load_deck_or_exit,
+)
 from cogolf.deadlines import MAX_DEADLINE, MAX_MATCH_DEADLINE, MIN_DEADLINE
 from cogolf.deck import Deck
 from cogolf.engine import rules
@@ -65,7 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"seconds for the retry (default {rules.RETRY_DEADLINE_SECONDS:g})",
     )
     p.add_argument("--match-id", default=None, help="default: play-<seed>-<timestamp>-<random hex>")
-    p.add_argument("--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR")
+    add_replays_option(p, DEFAULT_REPLAYS)
     p.add_argument(
         "--in-process",
         action="store_true",

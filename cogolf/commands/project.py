@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from cogolf.commands.common import add_table_parser, emit_result
+from cogolf.commands.common import add_table_parser, emit_result, print_table
 from cogolf.games.project.attempt import ingest, run_attempt
 from cogolf.games.project.results import (
     ATTEMPTS_PER_TASK,
@@ -33,15 +33,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = parser.add_subparsers(dest="project_command", metavar="ACTION", required=True)
 
     attempt = sub.add_parser("attempt", help="run one attempt and print its result (JSON)")
-    attempt.add_argument("task_dir", type=Path, metavar="TASK_DIR")
+    attempt.add_argument("task_dir", type=Path, metavar="TASK_DIR", help="the task's folder")
     attempt.add_argument("changes", type=Path, metavar="CHANGES",
                          help="an overlay directory, or a unified diff file")
     _identity(attempt)
     attempt.set_defaults(func=_attempt)
 
     ing = sub.add_parser("ingest", help="score a report from an evaluator that ran elsewhere")
-    ing.add_argument("task_dir", type=Path, metavar="TASK_DIR")
-    ing.add_argument("report", type=Path, metavar="REPORT")
+    ing.add_argument("task_dir", type=Path, metavar="TASK_DIR", help="the task's folder")
+    ing.add_argument("report", type=Path, metavar="REPORT",
+                     help="the evaluator's report file")
     _identity(ing)
     ing.set_defaults(func=_ingest)
 
@@ -95,17 +96,25 @@ def _table(args: argparse.Namespace) -> int:
         return 0
     tasks = sorted({t for r in rows for t in r.per_task})
     out_of = ATTEMPTS_PER_TASK * len(tasks)
-    print("\t".join(["entrant", *[f"{t} (/{ATTEMPTS_PER_TASK})" for t in tasks],
-                     f"total (/{out_of})"]))
-    for r in rows:
-        print("\t".join([r.entrant, *[f"{r.per_task[t]:.2f}" for t in tasks], f"{r.total:.2f}"]))
+    print_table(
+        args,
+        ["entrant", *[f"{t} (/{ATTEMPTS_PER_TASK})" for t in tasks], f"total (/{out_of})"],
+        [[r.entrant, *[f"{r.per_task[t]:.2f}" for t in tasks], f"{r.total:.2f}"] for r in rows],
+    )
     if rows:
         # per attempt: points, floor (F) and signal (S) checks passed/total
         print()
-        print("\t".join(["entrant", "task", *[f"#{n}" for n in range(1, ATTEMPTS_PER_TASK + 1)]]))
-        for r in rows:
-            for t in tasks:
-                cells = attempt_cells([a.breakdown() for a in r.breakdown.get(t, [])],
-                                      ATTEMPTS_PER_TASK)
-                print("\t".join([r.entrant, t, *cells]))
+        if not args.tsv:
+            print("Per attempt: points (F floor checks passed/total, S signal checks passed/total)")
+        print_table(
+            args,
+            ["entrant", "task", *[f"#{n}" for n in range(1, ATTEMPTS_PER_TASK + 1)]],
+            [
+                [r.entrant, t, *attempt_cells([a.breakdown() for a in r.breakdown.get(t, [])],
+                                              ATTEMPTS_PER_TASK)]
+                for r in rows
+                for t in tasks
+            ],
+            left=2,
+        )
     return 0

@@ -30,8 +30,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             "exit 2 for a file that is not a readable journal."
         ),
     )
-    p.add_argument("file", type=Path, metavar="FILE")
-    p.add_argument("--verify", action="store_true")
+    p.add_argument("file", type=Path, metavar="FILE", help="a replay (.ndjson journal)")
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="re-resolve every hole in the sandbox and require the identical file",
+    )
     add_deck_options(p)
     add_sandbox_options(p)
     p.set_defaults(func=run)
