@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,22 @@ log = structlog.get_logger("cogolf.bot")
 SAFETY_MARGIN = 0.5  # seconds kept in hand before the server's deadline
 MINIMAL_PLAY = {"impl": "def solve(*args):\n    return None\n", "tests": [], "note": ""}
 FATAL_STATUSES = {403, 404, 409, 410}
+
+
+def refusal(status: int, body: bytes | None) -> str:
+    """Why the server refused a seat: its own message, and what to do about it."""
+    try:
+        said = json.loads(body or b"{}").get("error", "")
+    except (ValueError, AttributeError):
+        said = ""
+    said = str(said)[:200] or "no reason given"
+    if status == 410:
+        return (f"{said}. A seat must connect within the server's connect timeout "
+                "(30 s by default, counted from the match's creation); a seat absent then "
+                "is played by the fallback, and once the match has ended no seat can join")
+    if status == 403:
+        return f"{said} (check the match id, slot and token in the URL)"
+    return said
 
 
 class BotRuntime:
@@ -124,7 +141,10 @@ class BotRuntime:
             except InvalidStatus as exc:
                 status = exc.response.status_code
                 if status in FATAL_STATUSES:
-                    self.log.error("refused", status=status)
+                    reason = refusal(status, exc.response.body)
+                    self.log.error("refused", status=status, reason=reason)
+                    print(f"cogolf bot: the server refused the seat ({status}): {reason}",
+                          file=sys.stderr, flush=True)
                     return 2
             except (OSError, ConnectionClosed, TimeoutError) as exc:
                 self.log.info("connection_lost", error=type(exc).__name__)

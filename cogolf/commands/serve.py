@@ -52,7 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=30.0,
         metavar="S",
-        help="seconds to wait for both seats before the fallback plays an absent one",
+        help="seconds, counted from a match's creation, to wait for both seats; then the "
+        "match starts and the fallback plays a seat still absent; a bot connecting after "
+        "the match has ended is refused with 410 (default 30)",
     )
     p.add_argument(
         "--max-connections",

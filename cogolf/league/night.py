@@ -64,7 +64,8 @@ MAX_ENV = 64
 class Entrant:
     name: str
     policy: str | None  # a policy reference, `file.py` paths made absolute
-    command: tuple[str, ...] | None  # argv of a bot process; `{url}` is the seat URL
+    # argv of a bot process: `{url}` is the seat URL, `{python}` the interpreter policy bots run
+    command: tuple[str, ...] | None
     line: int  # where its [[entrant]] table starts
     # Path templates of its solo-game submissions, relative to the night file.
     golf: str | None = None

@@ -29,7 +29,9 @@ BOT_EXIT_GRACE = 10.0
 
 def policy_command(policy: str, deck_dir: Path | None = None) -> list[str]:
     """The command line that plays `policy` as a separate bot process."""
-    argv = [sys.executable, "-m", "cogolf", "bot", "--url", "{url}", "--policy", policy]
+    # -P: the current folder is not put on sys.path, so a folder named `cogolf` there
+    # cannot stand in for the installed package.
+    argv = [sys.executable, "-P", "-m", "cogolf", "bot", "--url", "{url}", "--policy", policy]
     if deck_dir is not None:
         argv += ["--deck", str(deck_dir)]
     return argv
