@@ -199,10 +199,15 @@ def run(args: argparse.Namespace) -> int:
     # The server's modules are imported only by the match that needs them, so that
     # an --in-process match pays for none of them.
     async def in_process() -> None:
+        from cogolf.engine.match import hash_seed_for
         from cogolf.runtime.local import run_match
         from cogolf.runtime.seats import InProcessSeat
 
-        sandbox = make_sandbox(args.sandbox, accept_weak=args.accept_weak_sandbox)
+        # One match needs the fork server of its own hash seed only.
+        seed = config.hash_seed if config.hash_seed is not None else hash_seed_for(match_id)
+        sandbox = make_sandbox(
+            args.sandbox, accept_weak=args.accept_weak_sandbox, hash_seeds=(seed,)
+        )
         try:
             seats = [InProcessSeat(i, p) for i, p in enumerate(policies)]
             await run_match(deck, config, match_id, seats, sandbox, path, start_sandbox=True)

@@ -71,3 +71,14 @@ def test_bench_startup_prints_its_figures() -> None:
     assert doc["help_seconds"]["median"] > 0
     assert 0 < doc["bot_connected_seconds"]["median"] < 30
     assert set(doc["play_in_process_seconds"]) == {"1", "9"}
+
+
+def test_play_in_process_starts_only_the_fork_servers_it_needs(tmp_path) -> None:
+    """The sandbox's own fork server and the one of the match's hash seed, not one for
+    every hash seed a server keeps ready."""
+    done = cogolf(
+        "play", "--in-process", "--holes", "1", "--replays", str(tmp_path), "--log-level", "info"
+    )
+    assert done.returncode == 0, done.stderr
+    started = [json.loads(line) for line in done.stderr.splitlines() if "zygote started" in line]
+    assert len(started) == 2
