@@ -74,6 +74,12 @@ def render(doc: dict[str, Any]) -> str:
     ]
     out += _grid(header, rows, left=2)
     out += [
+        "  M matches; W/D/L won, drawn, lost; Pts 3 a win, 1 a draw; margin: its match scores",
+        "  minus its opponents'; br+ breaches made (its tests that broke the opponent's code);",
+        "  br- breaches taken; par: hidden par cases its code failed; illegal: its tests refused",
+        "  as illegal; fallbacks: holes the fallback played for it, by cause",
+    ]
+    out += [
         "",
         "Ratings (Bradley-Terry, 95% bootstrap interval; '=' marks a tie: intervals overlap)",
     ]

@@ -171,6 +171,7 @@ def test_standings_name_who_is_tied_with_whom() -> None:
         ]
         assert sorted(row["tied_with"]) == sorted(overlapping)
     assert any(r["tied_with"] for r in rated.values())  # this night has ties to show
+    assert "br+ breaches made" in done.stdout and "par: hidden par cases" in done.stdout
     table = done.stdout.split("Ratings")[1].split("Head to head")[0].splitlines()
     header = next(line for line in table if line.startswith("#"))
     at = header.index("tied with")
