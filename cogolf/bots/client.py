@@ -44,9 +44,11 @@ def refusal(status: int, body: bytes | None) -> str:
         said = ""
     said = str(said)[:200] or "no reason given"
     if status == 410:
-        return (f"{said}. A seat must connect within the server's connect timeout "
-                "(30 s by default, counted from the match's creation); a seat absent then "
-                "is played by the fallback, and once the match has ended no seat can join")
+        return (
+            f"{said}. A seat must connect within the server's connect timeout "
+            "(30 s by default, counted from the match's creation); a seat absent then "
+            "is played by the fallback, and once the match has ended no seat can join"
+        )
     if status == 403:
         return f"{said} (check the match id, slot and token in the URL)"
     return said
@@ -143,8 +145,11 @@ class BotRuntime:
                 if status in FATAL_STATUSES:
                     reason = refusal(status, exc.response.body)
                     self.log.error("refused", status=status, reason=reason)
-                    print(f"cogolf bot: the server refused the seat ({status}): {reason}",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"cogolf bot: the server refused the seat ({status}): {reason}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     return 2
             except (OSError, ConnectionClosed, TimeoutError) as exc:
                 self.log.info("connection_lost", error=type(exc).__name__)

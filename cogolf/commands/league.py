@@ -116,6 +116,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Parse NIGHT, load its pack and every policy, and list the matches it plays.",
     )
     ck.add_argument("night", type=Path, metavar="NIGHT", help="the night file, e.g. league/x.toml")
+    add_json_option(ck, "the schedule as JSON")
     ck.set_defaults(func=check_command)
 
     # The old spelling of `cogolf bench league`, kept working but no longer listed.
@@ -229,13 +230,24 @@ def check_command(args: argparse.Namespace) -> int:
     except NightError as exc:
         return _fail(str(exc))
     jobs = schedule(night, deck.digest)
+    plan = solo_plan(night)
+    if args.json:
+        print(json.dumps({
+            "night": night.name, "entrants": [e.name for e in night.entrants],
+            "holes": night.holes, "executor": night.executor, "parallel": night.parallel,
+            "matches": [{"round": j.round, "match_id": j.match_id, "seed": j.seed,
+                         "names": list(j.names)} for j in jobs],
+            "solo": [{"game": s.game, "entrant": s.entrant, "item": s.item,
+                      "attempt": s.attempt, "submission": str(s.submission)}
+                     for s in plan.jobs],
+        }, indent=2))
+        return 0
     print(
         f"night {night.name}: {len(night.entrants)} entrants, {len(jobs)} matches of "
         f"{night.holes} holes, executor {night.executor} (parallel {night.parallel})"
     )
     for job in jobs:
         print(f"  round {job.round:2d}  {job.match_id}  seed {job.seed}")
-    plan = solo_plan(night)
     if plan.games:
         print(f"solo games: {', '.join(plan.games)}, {len(plan.jobs)} results")
         for solo_job in plan.jobs:

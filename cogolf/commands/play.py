@@ -216,9 +216,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(
-            in_process()
-            if args.in_process
-            else _over_websockets(args, deck, config, match_id)
+            in_process() if args.in_process else _over_websockets(args, deck, config, match_id)
         )
     except WeakSandboxError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)

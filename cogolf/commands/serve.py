@@ -30,9 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Unfinished matches found in --data resume at their first unresolved hole."
         ),
     )
-    p.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
-    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="0 picks a free port")
     p.add_argument(
         "--data",

@@ -282,9 +282,7 @@ def parse_night(path: Path, text: str | None = None) -> Night:
     assert executor is not None
     if executor not in EXECUTORS:
         problems.add(r.fail("executor", f"{executor!r}: expected one of {', '.join(EXECUTORS)}"))
-    parallel = problems.value(
-        lambda: r.integer("parallel", default_parallel(), 1, MAX_PARALLEL), 1
-    )
+    parallel = problems.value(lambda: r.integer("parallel", default_parallel(), 1, MAX_PARALLEL), 1)
     address = problems.value(lambda: r.string("address"), None)
     if address is not None and executor != "ray":
         problems.add(r.fail("address", 'only used with executor = "ray"'))

@@ -31,8 +31,9 @@ class AttemptStatus(StrEnum):
 
 
 # The statuses of an attempt whose evaluator never ran.
-NOT_RUN = frozenset({AttemptStatus.NO_CHANGE, AttemptStatus.BAD_CHANGES,
-                     AttemptStatus.HARNESS_ERROR})
+NOT_RUN = frozenset(
+    {AttemptStatus.NO_CHANGE, AttemptStatus.BAD_CHANGES, AttemptStatus.HARNESS_ERROR}
+)
 
 
 @dataclass
@@ -84,10 +85,20 @@ def score_attempt(
     if status in NOT_RUN:
         # No evaluator ran: listing every check as failed would report results that
         # do not exist. The status says what happened; the checks stay unscored.
-        return AttemptScore(status=status, points=0.0, failed_checks=[], failed_optional=[],
-                            checks_passed=0, checks_total=len(task.checks), by_label={},
-                            tests_passed=0, tests_total=0, report_complete=False,
-                            notes=list(notes)[:50], ran=False)
+        return AttemptScore(
+            status=status,
+            points=0.0,
+            failed_checks=[],
+            failed_optional=[],
+            checks_passed=0,
+            checks_total=len(task.checks),
+            by_label={},
+            tests_passed=0,
+            tests_total=0,
+            report_complete=False,
+            notes=list(notes)[:50],
+            ran=False,
+        )
     usable = status is AttemptStatus.OK and report is not None and not report.empty
     if status is AttemptStatus.OK and (report is None or report.empty):
         status = AttemptStatus.EMPTY_REPORT
