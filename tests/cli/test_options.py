@@ -13,6 +13,8 @@ from cogolf.games.commit0.results import Commit0Result
 from tests.cli.run import cogolf
 from tests.games.project.test_project_table import TASKS, results
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def test_version() -> None:
     done = cogolf("--version")
@@ -148,3 +150,19 @@ def test_output_piped_into_head_ends_quietly() -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 141
     assert err == b""
+
+
+def test_the_other_table_commands_print_json(tmp_path: Path) -> None:
+    from cogolf.games.golf.results import write_result
+    from tests.games.golf.test_leaderboard import doc, hole
+
+    write_result(tmp_path, doc("alpha", "python", [hole("reverse-string", 19, 12, 12)]))
+    board = cogolf("golf", "leaderboard", str(tmp_path), "--courses", "python", "--json")
+    assert board.returncode == 0, board.stderr
+    assert json.loads(board.stdout)["courses"]["python"][0]["model"] == "alpha"
+    night = cogolf("league", "check", str(ROOT / "league" / "example.toml"), "--json")
+    assert night.returncode == 0, night.stderr
+    schedule = json.loads(night.stdout)
+    assert schedule["night"] == "example"
+    n = len(schedule["entrants"])
+    assert len(schedule["matches"]) == n * (n - 1)
