@@ -10,6 +10,7 @@ Options every subcommand shares (`--log-level`) are accepted before or after it.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -124,8 +125,6 @@ def build_parser(
     chosen = None if full else _chosen(sys.argv[1:] if argv is None else argv)
     for name, command in COMMANDS.items():
         if full or name == chosen:
-            import importlib
-
             importlib.import_module(command.module).register(sub)
         else:
             sub.add_parser(name, help=command.help, add_help=False)

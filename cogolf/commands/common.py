@@ -164,14 +164,21 @@ def add_table_parser(
 def print_table(
     args: argparse.Namespace, header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1
 ) -> None:
-    """Rows as aligned columns (the first `left` left-aligned), or as TSV with --tsv."""
-    if getattr(args, "tsv", False):
-        for cells in (header, *rows):
-            print("\t".join(c.replace("\t", " ") for c in cells))
-        return
+    """Rows as aligned columns (the first `left` left-aligned), or as TSV with --tsv.
+    Cells come from result files, which anyone may write: no control character, tab
+    or newline of theirs reaches the terminal or breaks a row."""
     from cogolf.league.grid import grid
+    from cogolf.text import clean
 
-    print("\n".join(grid(header, rows, left=left)))
+    def cell(text: str) -> str:
+        return clean(text).replace("\t", " ").replace("\n", " ")
+
+    header = [cell(c) for c in header]
+    rows = [[cell(c) for c in r] for r in rows]
+    if getattr(args, "tsv", False):
+        print("\n".join("\t".join(cells) for cells in (header, *rows)))
+    else:
+        print("\n".join(grid(header, rows, left=left)))
 
 
 def emit_result(doc: dict[str, Any], out: Path | None) -> int:

@@ -166,3 +166,16 @@ def test_the_other_table_commands_print_json(tmp_path: Path) -> None:
     assert schedule["night"] == "example"
     n = len(schedule["entrants"])
     assert len(schedule["matches"]) == n * (n - 1)
+
+
+def test_a_hostile_entrant_name_cannot_break_a_table(tmp_path: Path) -> None:
+    (tmp_path / "r").mkdir()
+    for entrant in ("ok", "evil\x1b[2J\tname\nnext"):
+        doc = Commit0Result("textkit", entrant, "ok", 1, 2).to_json()
+        (tmp_path / "r" / f"{len(entrant)}.json").write_text(json.dumps(doc))
+    for form in ((), ("--tsv",)):
+        out = cogolf("commit0", "table", *form, str(tmp_path / "r")).stdout
+        assert "\x1b" not in out
+        lines = out.splitlines()
+        assert len(lines) == (4 if not form else 3)  # header, (rule,) two rows
+        assert any(line.startswith("evil[2J name next") for line in lines)
