@@ -60,7 +60,8 @@ class AttemptScore:
                 "total": self.checks_total,
                 "failed": self.failed_checks,
                 "failed_optional": self.failed_optional,
-                "ran": self.ran,
+                # present only when no evaluator ran, so a run's result reads as before
+                **({} if self.ran else {"ran": False}),
             },
             "by_label": self.by_label,
             "tests": {
