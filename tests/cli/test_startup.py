@@ -71,6 +71,7 @@ def test_bench_startup_prints_its_figures() -> None:
     assert doc["help_seconds"]["median"] > 0
     assert 0 < doc["bot_connected_seconds"]["median"] < 30
     assert set(doc["play_in_process_seconds"]) == {"1", "9"}
+    assert doc["play_in_process_cpu_seconds"]["9"]["median"] > 0
 
 
 def test_play_in_process_starts_only_the_fork_servers_it_needs(tmp_path) -> None:
