@@ -337,7 +337,7 @@ def _project_arguments(p: argparse.ArgumentParser) -> None:
                    help="task folders (default: every task with a solution/ under "
                    "references/projects)")
     p.add_argument("--repeat", type=int, default=1, help="attempts per task (default 1)")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    add_json_option(p, "the rows as JSON")
 
 
 def _run_project(args: argparse.Namespace) -> int:

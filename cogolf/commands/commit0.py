@@ -8,7 +8,12 @@ import json
 import sys
 from pathlib import Path
 
-from cogolf.commands.common import add_table_parser, emit_result, print_table
+from cogolf.commands.common import (
+    add_result_out_option,
+    add_table_parser,
+    emit_result,
+    print_table,
+)
 from cogolf.games.commit0.layout import SourceError
 from cogolf.games.commit0.prepare import prepare
 from cogolf.games.commit0.results import ResultError, commit0_table, load_records
@@ -55,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("submission", type=Path, metavar="SUBMISSION_DIR",
                        help="a copy of the skeleton with the bodies filled in")
     score.add_argument("--entrant", default="", help="stored in the result")
-    score.add_argument("--out", type=Path, help="also write the result JSON to this file")
+    add_result_out_option(score)
     score.add_argument("--no-quality", action="store_true", help="skip the ruff and mypy runs")
     score.set_defaults(func=_score)
 

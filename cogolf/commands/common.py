@@ -100,6 +100,13 @@ def add_json_option(parser: argparse.ArgumentParser, what: str = "one JSON docum
     parser.add_argument("--json", action="store_true", help=f"print {what} instead of text")
 
 
+def add_result_out_option(parser: argparse.ArgumentParser) -> None:
+    """`--out FILE` of the commands that print a result document (see `emit_result`)."""
+    parser.add_argument(
+        "--out", type=Path, metavar="FILE", help="also write the result JSON to this file"
+    )
+
+
 def add_table_options(parser: argparse.ArgumentParser) -> None:
     """A table command's output: aligned columns, or `--tsv`, or `--json`."""
     form = parser.add_mutually_exclusive_group()

@@ -8,7 +8,12 @@ import json
 import sys
 from pathlib import Path
 
-from cogolf.commands.common import add_table_parser, emit_result, print_table
+from cogolf.commands.common import (
+    add_result_out_option,
+    add_table_parser,
+    emit_result,
+    print_table,
+)
 from cogolf.games.project.attempt import ingest, run_attempt
 from cogolf.games.project.results import (
     ATTEMPTS_PER_TASK,
@@ -53,7 +58,7 @@ def _identity(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--entrant", default="", help="who made the changes (stored in the result)")
     parser.add_argument("--attempt", type=int, default=1, choices=range(1, ATTEMPTS_PER_TASK + 1),
                         metavar=f"1..{ATTEMPTS_PER_TASK}", help="attempt number (default 1)")
-    parser.add_argument("--out", type=Path, help="also write the result JSON to this file")
+    add_result_out_option(parser)
 
 
 def _emit(result: AttemptResult, out: Path | None) -> int:
