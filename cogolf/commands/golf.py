@@ -45,10 +45,21 @@ DEFAULT_REPLAYS = Path("replays")
 DEFAULT_SOLUTIONS = ROOT / "tests" / "games" / "golf" / "solutions"
 
 
+COLUMNS = """\
+the tables' columns:
+  Bytes, Raw Bytes  the submission's size in UTF-8 bytes (raw: summed over every hole)
+  Penalty           the hole's penalty x (1 - correctness)^2: what failed tests cost
+  Score, Total      bytes + penalty (summed over holes, then courses); lower is better
+  Correctness       tests passed / tests, public and private together
+  Tests             tests passed/total; Holes Passed: holes passing every test
+  official bytes    (after `score`) the bytes of the holes that pass every test only"""
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     golf = subparsers.add_parser(
         "golf", help="code golf as a solo game: 18 holes in python, racket and rust",
         description="Code golf: score = bytes + penalty x (1 - correctness)^2 per hole.",
+        epilog=COLUMNS, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = golf.add_subparsers(dest="golf_command", metavar="SUBCOMMAND", required=True)
 

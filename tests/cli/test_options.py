@@ -179,3 +179,9 @@ def test_a_hostile_entrant_name_cannot_break_a_table(tmp_path: Path) -> None:
         lines = out.splitlines()
         assert len(lines) == (4 if not form else 3)  # header, (rule,) two rows
         assert any(line.startswith("evil[2J name next") for line in lines)
+
+
+def test_golf_help_explains_the_tables_columns() -> None:
+    text = cogolf("golf", "--help").stdout
+    for column in ("Raw Bytes", "Penalty", "Correctness", "official bytes", "Holes Passed"):
+        assert column in text.split("the tables' columns:")[1]
