@@ -185,3 +185,18 @@ def test_golf_help_explains_the_tables_columns() -> None:
     text = cogolf("golf", "--help").stdout
     for column in ("Raw Bytes", "Penalty", "Correctness", "official bytes", "Holes Passed"):
         assert column in text.split("the tables' columns:")[1]
+
+
+def test_the_scorecard_keeps_whole_aliases_and_words_for_fallbacks(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("def play(observation):\n    raise RuntimeError('no')\n")
+    done = cogolf(
+        "play", "--in-process", "--holes", "2", "--seat1", f"{bad}:play",
+        "--replays", str(tmp_path / "r"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    card = done.stdout
+    header = next(line for line in card.splitlines() if line.strip().startswith("hole"))
+    assert header.split()[2:10] == ["Ash", "Basil"] * 4
+    assert "fallbacks 2 (host_error 2)" in card and "{" not in card
+    assert "par fails:" in card and "illegal:" in card  # the legend
