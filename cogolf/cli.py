@@ -82,8 +82,8 @@ def add_log_level(parser: argparse.ArgumentParser, default: Any = argparse.SUPPR
         "--log-level",
         choices=LOG_LEVELS,
         default=default,
-        help="logs go to stderr at this level and above (default: each command's own, "
-        "warning for most, info for serve and bot)",
+        help="logs go to stderr at this level and above (default: each command's own: "
+        "warning, info for serve, bot and deck check)",
     )
 
 
