@@ -391,7 +391,7 @@ def _run_startup(args: argparse.Namespace) -> int:
     if args.runs < 1 or args.play_runs < 1:
         print("cogolf: --runs and --play-runs must be >= 1", file=sys.stderr)
         return 2
-    cogolf = shlex.split(args.cogolf) if args.cogolf else [sys.executable, "-m", "cogolf"]
+    cogolf = shlex.split(args.cogolf) if args.cogolf else [sys.executable, "-P", "-m", "cogolf"]
     try:
         doc = bench_startup(cogolf, args.runs, args.play_runs)
     except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
