@@ -10,9 +10,24 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
-import structlog
+_level_override: str | None = None
+_line_writer: Callable[[str], None] | None = None
+
+
+def set_level_override(level: str | None) -> None:
+    """`--log-level` given on the command line wins over each command's own default."""
+    global _level_override
+    _level_override = level
+
+
+def set_line_writer(writer: Callable[[str], None] | None) -> None:
+    """While a progress bar is drawn on stderr, lines bound for stderr go through
+    `writer`, which puts each on a line of its own above the bar (None: directly)."""
+    global _line_writer
+    _line_writer = writer
 
 
 class StderrLogger:
@@ -24,6 +39,9 @@ class StderrLogger:
     def msg(self, message: str) -> None:
         stream = self._stream or sys.stderr
         try:
+            if _line_writer is not None and stream is sys.stderr:
+                _line_writer(message)
+                return
             stream.write(message + "\n")
             stream.flush()
         except (OSError, ValueError):  # closed or broken: drop the line
@@ -45,6 +63,9 @@ def configure(
 ) -> None:
     """Set up structlog for a command. `stream` pins the output; by default it follows
     `sys.stderr`. `json` defaults to JSON unless stderr is a terminal."""
+    import structlog  # here, so that importing this module stays cheap
+
+    level = _level_override or level
     target = stream or sys.stderr
     try:
         tty = target.isatty()

@@ -17,6 +17,18 @@ def _fallback_mark(sub: m.SubmissionRecord) -> str:
     return f"FALLBACK({sub.fallback_cause})" if sub.source == "fallback" else ""
 
 
+GROUPS = ("score", "breaches", "par fails", "illegal")
+LEGEND = (
+    "  score: the hole's points; breaches: tests that broke the opponent's code; par fails:",
+    "  hidden par cases the seat's code failed; illegal: the seat's tests refused as illegal;",
+    "  fallbacks: seats the fallback played, with the cause",
+)
+
+
+def _causes(causes: dict[str, int]) -> str:
+    return ", ".join(f"{cause} {n}" for cause, n in sorted(causes.items()))
+
+
 def render(replay: Replay) -> str:
     """The scorecard, with no control character (a crafted journal's strings were never
     cleaned by intake, and this goes to a terminal)."""
@@ -28,13 +40,17 @@ def _render(replay: Replay) -> str:
     res = replay.result
     a0, a1 = h.aliases
     n0, n1 = h.names
+    w = max(4, len(a0), len(a1))  # an alias is never cut: the columns widen instead
+
+    def pair(cells: tuple[object, object]) -> str:
+        return f"{cells[0]!s:>{w}} {cells[1]!s:>{w}}"
+
     lines = [
         f"Cogolf match {h.match_id}  seed {h.seed}  deck {h.deck_name} {h.deck_version}",
         f"  seat 0: {n0} ({a0})    seat 1: {n1} ({a1})",
         "",
-        f"  {'':>4}  {'':<24} {'score':^9}  {'breaches':^8}  {'par fails':^9}  {'illegal':^7}",
-        f"  {'hole':>4}  {'spec':<24} {a0[:4]:>4} {a1[:4]:>4}  {a0[:3]:>3} {a1[:4]:>4}  "
-        f"{a0[:4]:>4} {a1[:4]:>4}  {a0[:3]:>3} {a1[:3]:>3}  fallbacks",
+        (f"  {'':>4}  {'':<24} " + "  ".join(f"{g:^{2 * w + 1}}" for g in GROUPS)).rstrip(),
+        f"  {'hole':>4}  {'spec':<24} " + "  ".join(pair((a0, a1)) for _ in GROUPS) + "  fallbacks",
     ]
     for r in resolved_from_records(replay.events):
         s = r.score
@@ -43,12 +59,18 @@ def _render(replay: Replay) -> str:
             for i in (0, 1)
             if r.submissions[i].source == "fallback"
         )
-        lines.append(
-            f"  {r.hole:>4}  {r.spec_key[:24]:<24} {s.score[0]:>+4} {s.score[1]:>+4}  "
-            f"{s.breaches[0]:>3} {s.breaches[1]:>4}  {s.par_fails[0]:>4} {s.par_fails[1]:>4}  "
-            f"{s.illegal_tests[0]:>3} {s.illegal_tests[1]:>3}  {marks}"
+        cells = (
+            (f"{s.score[0]:+d}", f"{s.score[1]:+d}"),
+            (s.breaches[0], s.breaches[1]),
+            (s.par_fails[0], s.par_fails[1]),
+            (s.illegal_tests[0], s.illegal_tests[1]),
         )
-    lines.append("")
+        lines.append(
+            f"  {r.hole:>4}  {r.spec_key[:24]:<24} "
+            + "  ".join(pair(c) for c in cells)
+            + f"  {marks}".rstrip()
+        )
+    lines += [*LEGEND, ""]
     if res is None:
         lines.append("  (no result line: the match did not finish)")
         return "\n".join(lines)
@@ -62,7 +84,7 @@ def _render(replay: Replay) -> str:
             f"breaches taken {res.breaches_taken[i]}, "
             f"par fails {res.par_fails[i]}, tests fired {res.tests_fired[i]}, "
             f"illegal {res.illegal_tests[i]}, fallbacks {res.fallbacks[i]}"
-            + (f" {res.fallback_causes[i]}" if res.fallbacks[i] else "")
+            + (f" ({_causes(res.fallback_causes[i])})" if res.fallbacks[i] else "")
         )
     if res.winner is None:
         lines.append("  result: DRAW")

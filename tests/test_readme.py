@@ -30,7 +30,7 @@ def test_readme_bots_play_a_match(tmp_path):
         async with running_server(tmp_path / "data") as server:
             match_id, urls = create(server, holes=2)
             codes = await asyncio.gather(
-                run_file(str(tmp_path / "raw_bot.py"), urls[0]),
+                run_file(str(tmp_path / "raw_bot.py"), "--url", urls[0]),
                 run_file(
                     "-m",
                     "cogolf",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,13 +28,30 @@ from cogolf.bots.policy import Policy, complete_play
 from cogolf.bots.scripted import baseline_play
 from cogolf.deck import DEFAULT_DECK, DeckError, PublicDeck, load_public
 from cogolf.engine.intake import Accepted, Rejected, accept, encode_play
-from cogolf.games.golf.solo import accept_submission, as_submission
 
 log = structlog.get_logger("cogolf.bot")
 
 SAFETY_MARGIN = 0.5  # seconds kept in hand before the server's deadline
 MINIMAL_PLAY = {"impl": "def solve(*args):\n    return None\n", "tests": [], "note": ""}
 FATAL_STATUSES = {403, 404, 409, 410}
+
+
+def refusal(status: int, body: bytes | None) -> str:
+    """Why the server refused a seat: its own message, and what to do about it."""
+    try:
+        said = json.loads(body or b"{}").get("error", "")
+    except (ValueError, AttributeError):
+        said = ""
+    said = str(said)[:200] or "no reason given"
+    if status == 410:
+        return (
+            f"{said}. A seat must connect within the server's connect timeout "
+            "(30 s by default, counted from the match's creation); a seat absent then "
+            "is played by the fallback, and once the match has ended no seat can join"
+        )
+    if status == 403:
+        return f"{said} (check the match id, slot and token in the URL)"
+    return said
 
 
 class BotRuntime:
@@ -101,6 +119,9 @@ class BotRuntime:
         return text
 
     async def _think_golf(self, observation: dict[str, Any], hole: int, budget: float) -> str:
+        # Imported here: a Cogolf bot process never pays for the golf game's modules.
+        from cogolf.games.golf.solo import accept_submission, as_submission
+
         status, value = await self._ask(observation, budget)
         if status == "ok":
             text = encode_play(complete_play(as_submission(value), hole))
@@ -134,7 +155,13 @@ class BotRuntime:
             except InvalidStatus as exc:
                 status = exc.response.status_code
                 if status in FATAL_STATUSES:
-                    self.log.error("refused", status=status)
+                    reason = refusal(status, exc.response.body)
+                    self.log.error("refused", status=status, reason=reason)
+                    print(
+                        f"cogolf bot: the server refused the seat ({status}): {reason}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     return 2
             except (OSError, ConnectionClosed, TimeoutError) as exc:
                 self.log.info("connection_lost", error=type(exc).__name__)

@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import json
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -18,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from cogolf.commands import golf as golf_command
+from cogolf.commands.common import add_json_option, add_sandbox_options, sandbox_modes
 from cogolf.logs import configure
-from cogolf.sandbox import MODES, make_sandbox
+from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.api import CallStatus, LoadStatus, Sandbox
 
 BENCH_SOURCE = "def solve(a, b):\n    return [a + b, a * b]\n"
@@ -35,22 +37,10 @@ class Benchmark:
 
 def _mode_arguments(p: argparse.ArgumentParser) -> None:
     """The options of the benchmarks that compare sandbox modes."""
-    p.add_argument("--modes", default=",".join(MODES),
-                   help=f"comma-separated sandbox modes (default {','.join(MODES)})")
-    p.add_argument("--accept-weak-sandbox", action="store_true",
-                   help="run even when a kernel wall is missing on this machine")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-
-
-def _modes(args: argparse.Namespace) -> list[str] | None:
-    """The modes asked for, or None (after saying why) when one is unknown."""
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    bad = [m for m in modes if m not in MODES]
-    if bad or not modes:
-        print(f"--modes: unknown mode(s) {bad}; expected some of {', '.join(MODES)}",
-              file=sys.stderr)
-        return None
-    return modes
+    add_sandbox_options(p, several=True)
+    p.add_argument("--modes", default=None, metavar="MODE,...",
+                   help="deprecated spelling of --sandbox MODE (repeated)")
+    add_json_option(p)
 
 
 # --- bench sandbox ------------------------------------------------------------------
@@ -139,9 +129,7 @@ async def _bench_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
 
 def _run_sandbox(args: argparse.Namespace) -> int:
     configure("warning")
-    modes = _modes(args)
-    if modes is None:
-        return 2
+    modes = sandbox_modes(args)
     if args.batches < 1 or args.calls < 0 or args.seconds <= 0:
         print("--batches must be >= 1, --calls >= 0 and --seconds > 0", file=sys.stderr)
         return 2
@@ -234,9 +222,7 @@ async def _bench_holes(mode: str, holes: list[tuple[str, Any, Any, list[Any]]],
 
 def _run_hole(args: argparse.Namespace) -> int:
     configure("warning")
-    modes = _modes(args)
-    if modes is None:
-        return 2
+    modes = sandbox_modes(args)
     if args.rounds < 1:
         print("--rounds must be >= 1", file=sys.stderr)
         return 2
@@ -266,9 +252,8 @@ def _run_hole(args: argparse.Namespace) -> int:
 def _server_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--matches", type=int, default=8, help="concurrent matches (default 8)")
     p.add_argument("--holes", type=int, default=9, help="holes per match (default 9)")
-    p.add_argument("--sandbox", choices=MODES, default="fork")
-    p.add_argument("--accept-weak-sandbox", action="store_true")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_sandbox_options(p)
+    add_json_option(p)
 
 
 def _run_server(args: argparse.Namespace) -> int:
@@ -304,9 +289,8 @@ def _pages_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, default=2,
                    help="bench server runs without and with spectators, alternating (default 2)")
     p.add_argument("--holes", type=int, default=9, help="holes per match (default 9)")
-    p.add_argument("--sandbox", choices=MODES, default="fork")
-    p.add_argument("--accept-weak-sandbox", action="store_true")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_sandbox_options(p)
+    add_json_option(p)
 
 
 def _run_pages(args: argparse.Namespace) -> int:
@@ -373,9 +357,8 @@ def _flood_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, default=4,
                    help="clean and flooded matches each, alternating (default 4)")
     p.add_argument("--holes", type=int, default=9, help="holes per match (default 9)")
-    p.add_argument("--sandbox", choices=MODES, default="fork")
-    p.add_argument("--accept-weak-sandbox", action="store_true")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_sandbox_options(p)
+    add_json_option(p)
 
 
 def _run_flood(args: argparse.Namespace) -> int:
@@ -427,7 +410,7 @@ def _project_arguments(p: argparse.ArgumentParser) -> None:
                    help="task folders (default: every task with a solution/ under "
                    "references/projects)")
     p.add_argument("--repeat", type=int, default=1, help="attempts per task (default 1)")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    add_json_option(p, "the rows as JSON")
 
 
 def _run_project(args: argparse.Namespace) -> int:
@@ -471,7 +454,7 @@ def _llm_arguments(p: argparse.ArgumentParser) -> None:
                    help="holes of each concurrent match (default 3)")
     p.add_argument("--deadline", type=float, default=5.0,
                    help="hole deadline of the concurrent matches in seconds (default 5)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_json_option(p)
 
 
 def _run_llm(args: argparse.Namespace) -> int:
@@ -490,6 +473,39 @@ def _run_llm(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- bench startup -----------------------------------------------------------------
+
+
+def _startup_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", type=int, default=10,
+                   help="runs of each start-up figure (default 10)")
+    p.add_argument("--play-runs", type=int, default=3,
+                   help="runs of each `play --in-process` figure (default 3)")
+    p.add_argument("--cogolf", default=None, metavar="COMMAND",
+                   help="the cogolf command to measure, split as a shell splits words, e.g. "
+                   "another installation's bin/cogolf (default: this one, as python -m cogolf)")
+    add_json_option(p)
+
+
+def _run_startup(args: argparse.Namespace) -> int:
+    import shlex
+
+    from cogolf.startup_bench import bench_startup, format_startup
+
+    configure("warning")
+    if args.runs < 1 or args.play_runs < 1:
+        print("cogolf: --runs and --play-runs must be >= 1", file=sys.stderr)
+        return 2
+    cogolf = shlex.split(args.cogolf) if args.cogolf else [sys.executable, "-P", "-m", "cogolf"]
+    try:
+        doc = bench_startup(cogolf, args.runs, args.play_runs)
+    except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
+        print(f"bench startup: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(doc, indent=2) if args.json else format_startup(doc))
+    return 0
+
+
 BENCHMARKS: list[Benchmark] = [
     Benchmark("sandbox", "batch latency and throughput of both sandbox modes",
               _sandbox_arguments, _run_sandbox),
@@ -505,6 +521,8 @@ BENCHMARKS: list[Benchmark] = [
               _league_arguments, _run_league),
     Benchmark("golf", "seconds to score a full 18-hole course per language (reference files)",
               golf_command.add_bench_arguments, _run_golf),
+    Benchmark("startup", "seconds a cogolf process takes to start: --help, a bot connected, "
+              "a play's fixed cost", _startup_arguments, _run_startup),
     Benchmark("project", "seconds per project attempt with each task's reference solution",
               _project_arguments, _run_project),
     Benchmark("llm", "LLM seats against a fake provider: overhead per hole, many seats at once",

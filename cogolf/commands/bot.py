@@ -27,7 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--url", default=os.environ.get("COGOLF_URL"), help="seat URL (default: $COGOLF_URL)"
     )
-    p.add_argument("--policy", default="literalist", metavar="POLICY")
+    p.add_argument(
+        "--policy",
+        default="literalist",
+        metavar="POLICY",
+        help="literalist, pedant, path/to/file.py:name or module:name (default literalist)",
+    )
     p.add_argument(
         "--llm",
         type=Path,

@@ -8,7 +8,12 @@ import json
 import sys
 from pathlib import Path
 
-from cogolf.commands.common import add_log_level_option, add_table_parser, emit_result
+from cogolf.commands.common import (
+    add_result_out_option,
+    add_table_parser,
+    emit_result,
+    print_table,
+)
 from cogolf.games.commit0.layout import SourceError
 from cogolf.games.commit0.prepare import prepare
 from cogolf.games.commit0.results import ResultError, commit0_table, load_records
@@ -25,7 +30,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "docstrings kept) plus its hidden test suite; a submission scores the fraction of the "
         "reference test ids that pass against it.",
     )
-    add_log_level_option(parser)
     sub = parser.add_subparsers(dest="commit0_command", metavar="ACTION", required=True)
 
     prep = sub.add_parser(
@@ -34,8 +38,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the ids that pass on the original. SOURCE is a local directory or a requirement "
         "such as cachetools==5.5.0 (its sdist must ship its tests).",
     )
-    prep.add_argument("source", metavar="SOURCE")
-    prep.add_argument("--out", type=Path, required=True, metavar="TASK_DIR")
+    prep.add_argument("source", metavar="SOURCE",
+                      help="a source directory or a requirement such as cachetools==5.5.0")
+    prep.add_argument("--out", type=Path, required=True, metavar="TASK_DIR",
+                      help="where the task is written")
     prep.add_argument("--tests", help="test directory inside the source (default: tests or test)")
     prep.add_argument("--package", action="append", dest="packages", metavar="PATH",
                       help="library path inside the source (repeatable; default: detected)")
@@ -50,10 +56,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "pytest walled and print the result JSON: pass rate over the reference ids, with ruff "
         "and mypy counts beside it.",
     )
-    score.add_argument("task_dir", type=Path, metavar="TASK_DIR")
-    score.add_argument("submission", type=Path, metavar="SUBMISSION_DIR")
+    score.add_argument("task_dir", type=Path, metavar="TASK_DIR", help="a prepared task")
+    score.add_argument("submission", type=Path, metavar="SUBMISSION_DIR",
+                       help="a copy of the skeleton with the bodies filled in")
     score.add_argument("--entrant", default="", help="stored in the result")
-    score.add_argument("--out", type=Path, help="also write the result JSON to this file")
+    add_result_out_option(score)
     score.add_argument("--no-quality", action="store_true", help="skip the ruff and mypy runs")
     score.set_defaults(func=_score)
 
@@ -98,8 +105,9 @@ def _table(args: argparse.Namespace) -> int:
         print(json.dumps([r.to_json() for r in rows], indent=2))
         return 0
     tasks = sorted({t for r in rows for t in r.per_task})
-    print("\t".join(["entrant", "mean", *tasks]))
-    for r in rows:
-        cells = ["-" if r.per_task[t] is None else f"{r.per_task[t]:.3f}" for t in tasks]
-        print("\t".join([r.entrant, f"{r.mean_pass_rate:.3f}", *cells]))
+    print_table(args, ["entrant", "mean", *tasks], [
+        [r.entrant, f"{r.mean_pass_rate:.3f}",
+         *("-" if r.per_task[t] is None else f"{r.per_task[t]:.3f}" for t in tasks)]
+        for r in rows
+    ])
     return 0

@@ -8,8 +8,9 @@ import json
 import sys
 from typing import Any
 
+from cogolf.commands.common import add_json_option, add_sandbox_options, sandbox_modes
 from cogolf.logs import configure
-from cogolf.sandbox import MODES, make_sandbox
+from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.base import BaseSandbox, missing_walls
 from cogolf.sandbox.doctor import examine
 
@@ -30,7 +31,7 @@ async def _diagnose(mode: str) -> dict[str, Any]:
 
 def _handle(args: argparse.Namespace) -> int:
     configure("warning")
-    modes = MODES if args.sandbox == "both" else (args.sandbox,)
+    modes = sandbox_modes(args)
     reports = [asyncio.run(_diagnose(m)) for m in modes]
     healthy = all(
         "error" not in r and not missing_walls(r["walls"]) and all(c["held"] for c in r["checks"])
@@ -64,7 +65,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "doctor", help="check each sandbox wall on this machine",
         description="List each kernel wall of the sandbox and whether it holds, by running "
                     "hostile probes with the audit hook switched off.")
-    p.add_argument("--sandbox", choices=(*MODES, "both"), default="both",
-                   help="which sandbox mode to examine (default both)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_sandbox_options(p, several=True, weak=False)
+    add_json_option(p)
     p.set_defaults(func=_handle)

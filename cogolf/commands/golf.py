@@ -12,6 +12,7 @@ from pathlib import Path
 import msgspec
 
 from cogolf.bots.policy import PolicyError, builtin_names, load_policy, seat_name
+from cogolf.commands.common import add_json_option, add_replays_option
 from cogolf.games.golf import leaderboard, live, tables
 from cogolf.games.golf.bench import bench
 from cogolf.games.golf.courses import COURSES, get_course
@@ -44,10 +45,21 @@ DEFAULT_REPLAYS = Path("replays")
 DEFAULT_SOLUTIONS = ROOT / "tests" / "games" / "golf" / "solutions"
 
 
+COLUMNS = """\
+the tables' columns:
+  Bytes, Raw Bytes  the submission's size in UTF-8 bytes (raw: summed over every hole)
+  Penalty           the hole's penalty x (1 - correctness)^2: what failed tests cost
+  Score, Total      bytes + penalty (summed over holes, then courses); lower is better
+  Correctness       tests passed / tests, public and private together
+  Tests             tests passed/total; Holes Passed: holes passing every test
+  official bytes    (after `score`) the bytes of the holes that pass every test only"""
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     golf = subparsers.add_parser(
         "golf", help="code golf as a solo game: 18 holes in python, racket and rust",
         description="Code golf: score = bytes + penalty x (1 - correctness)^2 per hole.",
+        epilog=COLUMNS, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = golf.add_subparsers(dest="golf_command", metavar="SUBCOMMAND", required=True)
 
@@ -56,7 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            ".rkt, .rs); a folder <hole>/ holds several attempts.")
     _course_arg(score)
     score.add_argument("--model", required=True, help="name the result is ranked under")
-    score.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR")
+    score.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR",
+                       help="a folder of files named after the holes")
+    add_json_option(score, "the result document as JSON")
     _common(score)
     score.set_defaults(func=_score)
 
@@ -71,7 +85,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "printed seat URL; --bot ws://HOST:PORT does the same, listening on that address. "
         "Writes DIR/<match_id>.ndjson and the result document.")
     _course_arg(play)
-    play.add_argument("--bot", required=True, metavar="POLICY|wait|ws://HOST:PORT")
+    play.add_argument("--bot", required=True, metavar="POLICY|wait|ws://HOST:PORT",
+                      help="FILE.py:NAME or MODULE:NAME plays that policy; wait or "
+                      "ws://HOST:PORT waits for an external bot")
     play.add_argument("--model", help="name for the result (default: the policy reference)")
     play.add_argument("--hole-deadline", type=float, default=DEFAULT_HOLE_DEADLINE_SECONDS,
                       metavar="S", help="seconds per hole (default %(default)g)")
@@ -80,8 +96,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play.add_argument("--connect-timeout", type=float, default=600.0, metavar="S",
                       help="wait/ws://: seconds to wait for the bot (default %(default)g)")
     play.add_argument("--match-id", help="default: golf-<course>-<timestamp>")
-    play.add_argument("--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR",
-                      help=f"folder for the NDJSON replay (default: {DEFAULT_REPLAYS})")
+    add_replays_option(play, DEFAULT_REPLAYS)
     play.add_argument("--in-process", action="store_true",
                       help="run the policy in this process instead of as a websocket bot")
     play.add_argument("-v", "--verbose", action="store_true", help="log every hole to stderr")
@@ -91,36 +106,51 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     board = sub.add_parser("leaderboard", help="rank the result files of a folder",
                            description="Per-course tables, the combined table and, with "
                            "--model, that model's page; --json writes all of it as JSON.")
-    board.add_argument("results", type=Path, metavar="RESULTS_DIR")
+    board.add_argument("results", type=Path, metavar="RESULTS_DIR",
+                       help="the folder of result files")
     board.add_argument("--courses", default=",".join(COURSES),
                        help="comma-separated courses (default: all)")
     board.add_argument("--model", help="also show this model's page, hole by hole")
-    board.add_argument("--json", type=Path, metavar="FILE", help="write the tables as JSON")
+    board.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE",
+                       help="print the tables as JSON instead of text; with FILE, write "
+                       "them there as well as printing the text")
     board.set_defaults(func=_leaderboard)
 
-    timing = sub.add_parser("bench", help="time full courses with the reference solutions")
+    # The old spelling of `cogolf bench golf`, kept working but no longer listed.
+    timing = sub.add_parser("bench", description="Deprecated: use `cogolf bench golf`.")
     add_bench_arguments(timing)
-    timing.set_defaults(func=run_bench)
+    timing.set_defaults(func=_deprecated_bench)
 
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
-    """Shared with `cogolf bench golf`."""
-    parser.add_argument("--courses", default=",".join(COURSES))
-    parser.add_argument("--solutions", type=Path, default=DEFAULT_SOLUTIONS)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    """The options of `cogolf bench golf`."""
+    parser.add_argument("--courses", default=",".join(COURSES),
+                        help="comma-separated courses (default: all)")
+    parser.add_argument("--solutions", type=Path, default=DEFAULT_SOLUTIONS, metavar="DIR",
+                        help="the reference solutions, a folder per course "
+                        "(default: the project's own)")
+    parser.add_argument("--jobs", type=int, default=2, help="holes run at the same time")
+    add_json_option(parser, "JSON")
+
+
+def _deprecated_bench(args: argparse.Namespace) -> int:
+    print("cogolf: `cogolf golf bench` is deprecated: use `cogolf bench golf`", file=sys.stderr)
+    return run_bench(args)
 
 
 def _course_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--course", required=True, choices=sorted(COURSES))
+    parser.add_argument("--course", required=True, choices=sorted(COURSES),
+                        help="the course: its language")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS,
                         help=f"folder for result files (default: {DEFAULT_RESULTS})")
     parser.add_argument("--jobs", type=int, default=2, help="holes run at the same time")
-    parser.add_argument("--per-test-seconds", type=float, default=DEFAULT_LIMITS.per_test_seconds)
-    parser.add_argument("--per-hole-seconds", type=float, default=DEFAULT_LIMITS.per_hole_seconds)
+    parser.add_argument("--per-test-seconds", type=float, default=DEFAULT_LIMITS.per_test_seconds,
+                        metavar="S", help="seconds per test (default %(default)g)")
+    parser.add_argument("--per-hole-seconds", type=float, default=DEFAULT_LIMITS.per_hole_seconds,
+                        metavar="S", help="wall seconds, all tests of a hole (default %(default)g)")
 
 
 def _limits(args: argparse.Namespace) -> RunLimits:
@@ -149,6 +179,9 @@ def _score(args: argparse.Namespace) -> int:
         path = write_result(args.results, doc)
     except (GolfDataError, SubmissionError, ResultError, ToolchainError, ValueError) as exc:
         return _fail(str(exc))
+    if args.json:
+        sys.stdout.write(path.read_text(encoding="utf-8"))
+        return 0
     print(tables.hole_table(results))
     t = doc.totals
     print(f"\n{course.name}: score {t.score:.2f}, holes passed {t.holes_passed}/{t.holes_total}, "
@@ -228,23 +261,32 @@ def _leaderboard(args: argparse.Namespace) -> int:
     for err in loaded.errors:
         print(f"skipped: {err}", file=sys.stderr)
     out: dict[str, object] = {"courses": {}, "combined": [], "errors": loaded.errors}
+    text: list[str] = []
     for c in courses:
         rows = leaderboard.course_board(loaded.docs, c)
         out["courses"][c] = rows  # type: ignore[index]
-        print(f"== {c} ==\n{tables.course_table(rows)}\n")
+        text.append(f"== {c} ==\n{tables.course_table(rows)}\n")
     combined = leaderboard.combined_board(loaded.docs, courses)
     out["combined"] = combined
-    print(f"== combined ({', '.join(courses)}) ==\n{tables.combined_table(combined, courses)}")
+    text.append(f"== combined ({', '.join(courses)}) ==\n"
+                f"{tables.combined_table(combined, courses)}")
     if args.model:
         page = leaderboard.model_page(loaded.docs, args.model, courses)
         out["model"] = {"model": args.model, "courses": page}
-        print(f"\n== {args.model} ==\n{tables.model_table(page)}")
+        text.append(f"\n== {args.model} ==\n{tables.model_table(page)}")
         for entry in page:
-            print(f"\n-- {args.model} / {entry.course} --\n{tables.hole_table(entry.result.holes)}")
+            text.append(f"\n-- {args.model} / {entry.course} --\n"
+                        f"{tables.hole_table(entry.result.holes)}")
+    encoded = msgspec.json.format(msgspec.json.encode(out), indent=1) + b"\n"
+    if args.json == "-":
+        sys.stdout.write(encoded.decode())
+        return 0
+    print("\n".join(text))
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_bytes(msgspec.json.format(msgspec.json.encode(out), indent=1) + b"\n")
-        print(f"\njson: {args.json}")
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(encoded)
+        print(f"\njson: {path}")
     return 0
 
 

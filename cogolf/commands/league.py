@@ -9,7 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cogolf.commands.common import add_deck_options, load_deck_or_exit
+from cogolf.commands.common import (
+    add_deck_options,
+    add_json_option,
+    add_replays_option,
+    add_sandbox_options,
+    load_deck_or_exit,
+)
 from cogolf.commands.league_publish import register_publish
 from cogolf.league.bench import add_bench_arguments, format_bench, run_bench
 from cogolf.league.checks import check_night
@@ -63,19 +69,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--parallel", type=int, default=None, metavar="N", help="override the night's parallel"
     )
-    _add_sandbox_options(run)
+    add_sandbox_options(run)
     run.add_argument(
         "--no-verify",
         action="store_true",
         help="keep finished replays on a header check alone, without re-resolving their holes",
     )
-    run.add_argument("--json", action="store_true", help="print the standings as JSON")
-    run.add_argument(
-        "--log-level",
-        default="warning",
-        choices=("debug", "info", "warning", "error"),
-        help="match logs go to stderr beside the progress (default: warning)",
-    )
+    add_json_option(run, "the standings as JSON")
     run.set_defaults(func=run_command)
 
     st = lsub.add_parser(
@@ -104,9 +104,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="entrant rated 1000 (default: the night's manifest, else literalist)",
     )
-    st.add_argument("--json", action="store_true", help="print the standings as JSON")
+    add_json_option(st, "the standings as JSON")
     add_deck_options(st)
-    _add_sandbox_options(st)
+    add_sandbox_options(st)
     st.add_argument("--parallel", type=int, default=1, metavar="N",
                     help="replays verified at once (default: 1)")
     st.set_defaults(func=standings_command)
@@ -116,44 +116,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="validate a night file and print its schedule",
         description="Parse NIGHT, load its pack and every policy, and list the matches it plays.",
     )
-    ck.add_argument("night", type=Path, metavar="NIGHT")
+    ck.add_argument("night", type=Path, metavar="NIGHT", help="the night file, e.g. league/x.toml")
+    add_json_option(ck, "the schedule as JSON")
     ck.set_defaults(func=check_command)
 
-    bench = lsub.add_parser(
-        "bench",
-        help="time a night of instant scripted bots (same as `cogolf bench league`)",
-        description="Run an N-entrant night of instant scripted bots and print matches/s.",
-    )
+    # The old spelling of `cogolf bench league`, kept working but no longer listed.
+    bench = lsub.add_parser("bench", description="Deprecated: use `cogolf bench league`.")
     bench_arguments(bench)
-    bench.set_defaults(func=bench_command)
+    bench.set_defaults(func=_deprecated_bench)
 
     register_publish(lsub)
 
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR", help="default: replays"
-    )
+    add_replays_option(p, DEFAULT_REPLAYS)
     p.add_argument(
         "--league-dir",
         type=Path,
         default=DEFAULT_LEAGUE,
         metavar="DIR",
         help="where standings go (default: league)",
-    )
-
-
-def _add_sandbox_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--sandbox",
-        choices=("fork", "spawn"),
-        default="fork",
-        help="fork: a fork server started once per match (fast); spawn: an interpreter per batch",
-    )
-    p.add_argument(
-        "--accept-weak-sandbox",
-        action="store_true",
-        help="run even when a kernel wall is missing on this machine (not for real nights)",
     )
 
 
@@ -274,13 +256,24 @@ def check_command(args: argparse.Namespace) -> int:
     except NightError as exc:
         return _fail(str(exc))
     jobs = schedule(night, deck.digest)
+    plan = solo_plan(night)
+    if args.json:
+        print(json.dumps({
+            "night": night.name, "entrants": [e.name for e in night.entrants],
+            "holes": night.holes, "executor": night.executor, "parallel": night.parallel,
+            "matches": [{"round": j.round, "match_id": j.match_id, "seed": j.seed,
+                         "names": list(j.names)} for j in jobs],
+            "solo": [{"game": s.game, "entrant": s.entrant, "item": s.item,
+                      "attempt": s.attempt, "submission": str(s.submission)}
+                     for s in plan.jobs],
+        }, indent=2))
+        return 0
     print(
         f"night {night.name}: {len(night.entrants)} entrants, {len(jobs)} matches of "
         f"{night.holes} holes, executor {night.executor} (parallel {night.parallel})"
     )
     for job in jobs:
         print(f"  round {job.round:2d}  {job.match_id}  seed {job.seed}")
-    plan = solo_plan(night)
     if plan.games:
         print(f"solo games: {', '.join(plan.games)}, {len(plan.jobs)} results")
         for solo_job in plan.jobs:
@@ -291,7 +284,13 @@ def check_command(args: argparse.Namespace) -> int:
 def bench_arguments(p: argparse.ArgumentParser) -> None:
     """Options of the league benchmark, shared with `cogolf bench league`."""
     add_bench_arguments(p)
-    _add_sandbox_options(p)
+    add_sandbox_options(p)
+
+
+def _deprecated_bench(args: argparse.Namespace) -> int:
+    print("cogolf: `cogolf league bench` is deprecated: use `cogolf bench league`",
+          file=sys.stderr)
+    return bench_command(args)
 
 
 def bench_command(args: argparse.Namespace) -> int:

@@ -21,26 +21,21 @@ from pathlib import Path
 import msgspec
 
 from cogolf.bots.policy import PolicyError, builtin_names, load_policy, seat_name
-from cogolf.commands.common import add_deck_options, add_sandbox_options, load_deck_or_exit
+from cogolf.commands.common import (
+    add_deck_options,
+    add_replays_option,
+    add_sandbox_options,
+    load_deck_or_exit,
+)
+from cogolf.deadlines import MAX_DEADLINE, MAX_MATCH_DEADLINE, MIN_DEADLINE
+from cogolf.deck import Deck
 from cogolf.engine import rules
 from cogolf.engine.match import MatchConfig
-from cogolf.games.registry import LIVE
 from cogolf.logs import configure
 from cogolf.matchid import MatchIdError, check_match_id, new_match_id
 from cogolf.replay import ReplayError, read_replay
-from cogolf.runtime.local import run_match
-from cogolf.runtime.seats import InProcessSeat
 from cogolf.sandbox import WeakSandboxError, make_sandbox
 from cogolf.scorecard import render
-from cogolf.server.play import BotStartError, play_on_server, policy_command
-from cogolf.server.requests import (
-    MAX_DEADLINE,
-    MAX_MATCH_DEADLINE,
-    MIN_DEADLINE,
-    CreateMatch,
-    RequestError,
-)
-from cogolf.server.run import ServeOptions, start_server
 
 DEFAULT_REPLAYS = Path("replays")
 TRANSCRIPTS_DIR = "llm"  # an LLM seat's transcript, beside the replays
@@ -76,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"seconds for the retry (default {rules.RETRY_DEADLINE_SECONDS:g})",
     )
     p.add_argument("--match-id", default=None, help="default: play-<seed>-<timestamp>-<random hex>")
-    p.add_argument("--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR")
+    add_replays_option(p, DEFAULT_REPLAYS)
     p.add_argument(
         "--in-process",
         action="store_true",
@@ -102,6 +97,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_deck_options(p)
     add_sandbox_options(p)
     p.set_defaults(func=run)
+
+
+class _Refused(Exception):
+    """The server or a bot refused the match: a message and the exit status."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class FromError(ValueError):
@@ -201,8 +204,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"cogolf: {path} exists; choose another --match-id", file=sys.stderr)
         return 2
 
+    # The server's modules are imported only by the match that needs them, so that
+    # an --in-process match pays for none of them.
     async def in_process() -> None:
-        sandbox = make_sandbox(args.sandbox, accept_weak=args.accept_weak_sandbox)
+        from cogolf.engine.match import hash_seed_for
+        from cogolf.runtime.local import run_match
+        from cogolf.runtime.seats import InProcessSeat
+
+        # One match needs the fork server of its own hash seed only.
+        seed = config.hash_seed if config.hash_seed is not None else hash_seed_for(match_id)
+        sandbox = make_sandbox(
+            args.sandbox, accept_weak=args.accept_weak_sandbox, hash_seeds=(seed,)
+        )
         for policy in policies:  # an LLM player's client, built before the first deadline
             getattr(policy, "warm", lambda: None)()
         try:
@@ -211,7 +224,43 @@ def run(args: argparse.Namespace) -> int:
         finally:
             await sandbox.close()
 
-    async def over_websockets() -> None:
+    try:
+        asyncio.run(
+            in_process()
+            if args.in_process
+            else _over_websockets(args, deck, config, match_id, refs)
+        )
+    except WeakSandboxError as exc:
+        print(f"cogolf: {exc}", file=sys.stderr)
+        return 3
+    except _Refused as exc:
+        print(f"cogolf: {exc}", file=sys.stderr)
+        return exc.code
+    except ReplayError as exc:  # e.g. the journal's name was taken meanwhile
+        print(f"cogolf: {exc}", file=sys.stderr)
+        return 2
+    print(render(read_replay(path)))
+    if args.explain:
+        from cogolf.pages.explain import explain  # loaded only when asked
+        from cogolf.pages.view import deck_specs, view_from_file
+
+        print()
+        print(explain(view_from_file(path, specs=deck_specs(deck))))
+    print(f"\n  replay: {path}")
+    return 0
+
+
+async def _over_websockets(
+    args: argparse.Namespace, deck: Deck, config: MatchConfig, match_id: str, refs: list[str]
+) -> None:
+    """The match on a loopback server with one `cogolf bot` process per seat (`refs`:
+    the seats' policy references)."""
+    from cogolf.games.registry import LIVE
+    from cogolf.server.play import BotStartError, play_on_server, policy_command
+    from cogolf.server.requests import CreateMatch, RequestError
+    from cogolf.server.run import ServeOptions, start_server
+
+    try:
         server = await start_server(
             ServeOptions(
                 games=LIVE,
@@ -243,24 +292,7 @@ def run(args: argparse.Namespace) -> int:
             await play_on_server(server, request, commands)
         finally:
             await server.stop()
-
-    try:
-        asyncio.run(in_process() if args.in_process else over_websockets())
-    except WeakSandboxError as exc:
-        print(f"cogolf: {exc}", file=sys.stderr)
-        return 3
     except BotStartError as exc:
-        print(f"cogolf: {exc}", file=sys.stderr)
-        return 4
-    except (ReplayError, RequestError) as exc:  # e.g. the journal's name was taken meanwhile
-        print(f"cogolf: {exc}", file=sys.stderr)
-        return 2
-    print(render(read_replay(path)))
-    if args.explain:
-        from cogolf.pages.explain import explain  # loaded only when asked
-        from cogolf.pages.view import deck_specs, view_from_file
-
-        print()
-        print(explain(view_from_file(path, specs=deck_specs(deck))))
-    print(f"\n  replay: {path}")
-    return 0
+        raise _Refused(str(exc), 4) from None
+    except RequestError as exc:  # e.g. the journal's name was taken meanwhile
+        raise _Refused(str(exc), 2) from None

@@ -8,7 +8,12 @@ import json
 import sys
 from pathlib import Path
 
-from cogolf.commands.common import add_log_level_option, add_table_parser, emit_result
+from cogolf.commands.common import (
+    add_result_out_option,
+    add_table_parser,
+    emit_result,
+    print_table,
+)
 from cogolf.games.project.attempt import ingest, run_attempt
 from cogolf.games.project.results import (
     ATTEMPTS_PER_TASK,
@@ -30,19 +35,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "of the task's template, runs the hidden evaluator, counts failed checks and turns "
         "them into points on the task's scale (0..1 per attempt, five attempts per task).",
     )
-    add_log_level_option(parser)
     sub = parser.add_subparsers(dest="project_command", metavar="ACTION", required=True)
 
     attempt = sub.add_parser("attempt", help="run one attempt and print its result (JSON)")
-    attempt.add_argument("task_dir", type=Path, metavar="TASK_DIR")
+    attempt.add_argument("task_dir", type=Path, metavar="TASK_DIR", help="the task's folder")
     attempt.add_argument("changes", type=Path, metavar="CHANGES",
                          help="an overlay directory, or a unified diff file")
     _identity(attempt)
     attempt.set_defaults(func=_attempt)
 
     ing = sub.add_parser("ingest", help="score a report from an evaluator that ran elsewhere")
-    ing.add_argument("task_dir", type=Path, metavar="TASK_DIR")
-    ing.add_argument("report", type=Path, metavar="REPORT")
+    ing.add_argument("task_dir", type=Path, metavar="TASK_DIR", help="the task's folder")
+    ing.add_argument("report", type=Path, metavar="REPORT",
+                     help="the evaluator's report file")
     _identity(ing)
     ing.set_defaults(func=_ingest)
 
@@ -53,7 +58,7 @@ def _identity(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--entrant", default="", help="who made the changes (stored in the result)")
     parser.add_argument("--attempt", type=int, default=1, choices=range(1, ATTEMPTS_PER_TASK + 1),
                         metavar=f"1..{ATTEMPTS_PER_TASK}", help="attempt number (default 1)")
-    parser.add_argument("--out", type=Path, help="also write the result JSON to this file")
+    add_result_out_option(parser)
 
 
 def _emit(result: AttemptResult, out: Path | None) -> int:
@@ -96,17 +101,25 @@ def _table(args: argparse.Namespace) -> int:
         return 0
     tasks = sorted({t for r in rows for t in r.per_task})
     out_of = ATTEMPTS_PER_TASK * len(tasks)
-    print("\t".join(["entrant", *[f"{t} (/{ATTEMPTS_PER_TASK})" for t in tasks],
-                     f"total (/{out_of})"]))
-    for r in rows:
-        print("\t".join([r.entrant, *[f"{r.per_task[t]:.2f}" for t in tasks], f"{r.total:.2f}"]))
+    print_table(
+        args,
+        ["entrant", *[f"{t} (/{ATTEMPTS_PER_TASK})" for t in tasks], f"total (/{out_of})"],
+        [[r.entrant, *[f"{r.per_task[t]:.2f}" for t in tasks], f"{r.total:.2f}"] for r in rows],
+    )
     if rows:
         # per attempt: points, floor (F) and signal (S) checks passed/total
         print()
-        print("\t".join(["entrant", "task", *[f"#{n}" for n in range(1, ATTEMPTS_PER_TASK + 1)]]))
-        for r in rows:
-            for t in tasks:
-                cells = attempt_cells([a.breakdown() for a in r.breakdown.get(t, [])],
-                                      ATTEMPTS_PER_TASK)
-                print("\t".join([r.entrant, t, *cells]))
+        if not args.tsv:
+            print("Per attempt: points (F floor checks passed/total, S signal checks passed/total)")
+        print_table(
+            args,
+            ["entrant", "task", *[f"#{n}" for n in range(1, ATTEMPTS_PER_TASK + 1)]],
+            [
+                [r.entrant, t, *attempt_cells([a.breakdown() for a in r.breakdown.get(t, [])],
+                                              ATTEMPTS_PER_TASK)]
+                for r in rows
+                for t in tasks
+            ],
+            left=2,
+        )
     return 0

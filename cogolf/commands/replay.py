@@ -33,8 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             "printed as its explanation (it has no other scorecard)."
         ),
     )
-    p.add_argument("file", type=Path, metavar="FILE")
-    p.add_argument("--verify", action="store_true", help="re-derive every line through the sandbox")
+    p.add_argument("file", type=Path, metavar="FILE", help="a replay (.ndjson journal)")
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="re-resolve every hole in the sandbox and require the identical file",
+    )
     p.add_argument(
         "--explain",
         action="store_true",

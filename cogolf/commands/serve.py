@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Unfinished matches found in --data resume at their first unresolved hole."
         ),
     )
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="0 picks a free port")
     p.add_argument(
         "--data",
@@ -50,7 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=30.0,
         metavar="S",
-        help="seconds to wait for both seats before the fallback plays an absent one",
+        help="seconds, counted from a match's creation, to wait for both seats; then the "
+        "match starts and the fallback plays a seat still absent; a bot connecting after "
+        "the match has ended is refused with 410 (default 30)",
     )
     p.add_argument(
         "--max-connections",

@@ -65,7 +65,16 @@ class BotWall:
 
 def wrap(argv: Sequence[str], wall: BotWall) -> list[str]:
     """The launcher command that runs `argv` behind `wall` (`{url}` is substituted later)."""
-    return [sys.executable, "-m", "cogolf.league.botwall", json.dumps(asdict(wall)), "--", *argv]
+    # -P: the current folder is not on sys.path, so a `cogolf` folder there is not imported.
+    return [
+        sys.executable,
+        "-P",
+        "-m",
+        "cogolf.league.botwall",
+        json.dumps(asdict(wall)),
+        "--",
+        *argv,
+    ]
 
 
 # --- an interpreter and packages a bot uid can use ---------------------------------

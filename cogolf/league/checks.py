@@ -14,6 +14,7 @@ from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.deck import Deck, DeckError, load
 from cogolf.league.botwall import BotSetupError, bot_python, import_path, readable_by_bots
 from cogolf.league.night import Night
+from cogolf.league.nightfields import Problems
 from cogolf.league.solo_plan import solo_plan
 from cogolf.llm.entrant import PREFIX as LLM_PREFIX
 
@@ -29,53 +30,66 @@ def load_night_deck(night: Night) -> Deck:
     return deck
 
 
-def check_entrants(night: Night) -> None:
-    """Load every policy once, naming the entrant whose policy cannot be loaded."""
-    for idx, entrant in enumerate(night.entrants):
-        if entrant.command is not None:
-            continue  # a bot process: it can only be judged by starting it
-        assert entrant.policy is not None
-        try:
-            load_policy(entrant.policy, deck_dir=night.deck)
-        except PolicyError as exc:
-            key = "llm" if entrant.policy.startswith(LLM_PREFIX) else "policy"
-            raise night.error(("entrant", idx, key), str(exc)) from None
+def check_entrant(night: Night, idx: int) -> None:
+    """Load an entrant's policy once, naming the entrant when it cannot be loaded."""
+    entrant = night.entrants[idx]
+    if entrant.command is not None:
+        return  # a bot process: it can only be judged by starting it
+    assert entrant.policy is not None
+    try:
+        load_policy(entrant.policy, deck_dir=night.deck)
+    except PolicyError as exc:
+        key = "llm" if entrant.policy.startswith(LLM_PREFIX) else "policy"
+        raise night.error(("entrant", idx, key), str(exc)) from None
 
 
-def check_bot_files(night: Night) -> None:
+def check_bot_files(night: Night, idx: int, packages: list[str]) -> None:
     """Bots run as unprivileged uids: what they need must be readable by any user."""
+    entrant = night.entrants[idx]
+    if entrant.command is not None:
+        where, key = night.workdir(entrant), "workdir" if entrant.workdir else "command"
+        if not where.is_dir() or not readable_by_bots(str(where)):
+            raise night.error(("entrant", idx, key), f"the bot's working folder {where} "
+                              "is not a folder every user can read (bots run unprivileged)")
+    elif entrant.policy is not None and entrant.policy.startswith(LLM_PREFIX):
+        return  # the platform's own player, run outside the wall (llm.entrant)
+    elif entrant.policy is not None and ".py:" in entrant.policy:
+        file = entrant.policy.rpartition(":")[0]
+        if not readable_by_bots(file):
+            raise night.error(("entrant", idx, "policy"), f"{file} is not readable by "
+                              "every user (bots run unprivileged)")
+    elif entrant.policy is not None and ":" in entrant.policy:
+        top = entrant.policy.partition(":")[0].partition(".")[0]
+        spec = importlib.util.find_spec(top)
+        origin = os.path.realpath(spec.origin) if spec and spec.origin else ""
+        if not any(origin.startswith(os.path.realpath(p) + os.sep) for p in packages):
+            raise night.error(("entrant", idx, "policy"), f"module {top!r} is not in this "
+                              "installation's packages, the only modules a bot can import "
+                              "(use 'path/to/file.py:name')")
+
+
+def _bot_packages(night: Night) -> list[str]:
     try:
         bot_python()
-        packages = import_path()
+        return list(import_path())
     except BotSetupError as exc:
         raise night.error((), str(exc)) from None
-    for idx, entrant in enumerate(night.entrants):
-        if entrant.command is not None:
-            where, key = night.workdir(entrant), "workdir" if entrant.workdir else "command"
-            if not where.is_dir() or not readable_by_bots(str(where)):
-                raise night.error(("entrant", idx, key), f"the bot's working folder {where} "
-                                  "is not a folder every user can read (bots run unprivileged)")
-        elif entrant.policy is not None and entrant.policy.startswith(LLM_PREFIX):
-            continue  # the platform's own player, run outside the wall (llm.entrant)
-        elif entrant.policy is not None and ".py:" in entrant.policy:
-            file = entrant.policy.rpartition(":")[0]
-            if not readable_by_bots(file):
-                raise night.error(("entrant", idx, "policy"), f"{file} is not readable by "
-                                  "every user (bots run unprivileged)")
-        elif entrant.policy is not None and ":" in entrant.policy:
-            top = entrant.policy.partition(":")[0].partition(".")[0]
-            spec = importlib.util.find_spec(top)
-            origin = os.path.realpath(spec.origin) if spec and spec.origin else ""
-            if not any(origin.startswith(os.path.realpath(p) + os.sep) for p in packages):
-                raise night.error(("entrant", idx, "policy"), f"module {top!r} is not in this "
-                                  "installation's packages, the only modules a bot can import "
-                                  "(use 'path/to/file.py:name')")
 
 
 def check_night(night: Night) -> Deck:
-    """Everything `league run` needs before it starts; returns the loaded deck."""
-    deck = load_night_deck(night)
-    check_entrants(night)
-    check_bot_files(night)
-    solo_plan(night)  # solo tasks load, submissions exist, toolchains run
+    """Everything `league run` needs before it starts; returns the loaded deck.
+    Every problem found is reported at once, in line order."""
+    problems = Problems(night.path)
+    deck = problems.value(lambda: load_night_deck(night), None)
+    packages = problems.value(lambda: _bot_packages(night), None)
+    for idx in range(len(night.entrants)):
+        with problems.check():
+            check_entrant(night, idx)
+        if packages is not None:
+            with problems.check():
+                check_bot_files(night, idx, packages)
+    with problems.check():
+        solo_plan(night)  # solo tasks load, submissions exist, toolchains run
+    problems.raise_any()
+    assert deck is not None
     return deck

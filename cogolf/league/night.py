@@ -28,7 +28,7 @@ from cogolf.league.night_solo import (
     submission_path,
     submission_template,
 )
-from cogolf.league.nightfields import NightError, Reader, error, kind, resolve
+from cogolf.league.nightfields import NightError, Problems, Reader, error, kind, resolve
 from cogolf.league.tomllines import Path as KeyPath
 from cogolf.league.tomllines import key_lines
 from cogolf.llm.config import LLMConfigError
@@ -66,7 +66,8 @@ MAX_ENV = 64
 class Entrant:
     name: str
     policy: str | None  # a policy reference, `file.py` paths made absolute
-    command: tuple[str, ...] | None  # argv of a bot process; `{url}` is the seat URL
+    # argv of a bot process: `{url}` is the seat URL, `{python}` the interpreter policy bots run
+    command: tuple[str, ...] | None
     line: int  # where its [[entrant]] table starts
     # Path templates of its solo-game submissions, relative to the night file.
     golf: str | None = None
@@ -169,14 +170,7 @@ def _env(reader: Reader, value: Any) -> dict[str, str]:
     return dict(value)
 
 
-def _entrant(
-    file: Path, lines: dict[KeyPath, int], base: Path, idx: int, table: Any, solo: SoloGames
-) -> Entrant:
-    at: KeyPath = ("entrant", idx)
-    if not isinstance(table, dict):
-        raise error(file, lines, at, "must be a table ([[entrant]])")
-    r = Reader(file, lines, table, at)
-    r.check_known(ENTRANT_FIELDS)
+def _name(r: Reader) -> str:
     name = r.string("name", required=True)
     assert name is not None
     if not NAME_PATTERN.match(name):
@@ -184,35 +178,73 @@ def _entrant(
             "name",
             f"{name!r}: use 1-48 letters, digits, '_', '-' or '.', starting with a letter or digit",
         )
-    if sum(key in table for key in ("policy", "command", "llm")) != 1:
-        raise r.fail(None, "give exactly one of 'policy' or 'command' (or 'llm', a chat model)")
+    return name
+
+
+def _llm(r: Reader, value: Any, base: Path) -> str:
+    try:
+        return llm_policy(value, base)
+    except LLMConfigError as exc:
+        raise r.fail("llm", str(exc)) from None
+
+
+def _entrant(
+    file: Path,
+    lines: dict[KeyPath, int],
+    base: Path,
+    idx: int,
+    table: Any,
+    solo: SoloGames,
+    problems: Problems,
+) -> Entrant | None:
+    """The entrant at `idx`; its problems go to `problems` (None when it is no table)."""
+    at: KeyPath = ("entrant", idx)
+    if not isinstance(table, dict):
+        problems.add(error(file, lines, at, "must be a table ([[entrant]])"))
+        return None
+    r = Reader(file, lines, table, at)
+    with problems.check():
+        r.check_known(ENTRANT_FIELDS)
+    name = problems.value(lambda: _name(r), "")
     policy = command = None
-    if "llm" in table:
-        try:
-            policy = llm_policy(table["llm"], base)
-        except LLMConfigError as exc:
-            raise r.fail("llm", str(exc)) from None
+    if sum(key in table for key in ("policy", "command", "llm")) != 1:
+        problems.add(
+            r.fail(None, "give exactly one of 'policy' or 'command' (or 'llm', a chat model)")
+        )
+    elif "llm" in table:
+        policy = problems.value(lambda: _llm(r, table["llm"], base), None)
     elif "policy" in table:
-        ref = r.string("policy")
-        assert ref is not None
-        policy = _policy_ref(r, base, ref)
+        ref = problems.value(lambda: r.string("policy"), None)
+        if ref is not None:
+            policy = problems.value(lambda: _policy_ref(r, base, ref), None)
     else:
-        command = _command(r, table["command"])
+        command = problems.value(lambda: _command(r, table["command"]), None)
+    templates = {
+        game: problems.value(lambda game=game: submission_template(r, game, solo), None)
+        for game in SOLO_GAMES
+    }
+    workdir = None
+    if "workdir" in table:
+        workdir = problems.value(lambda: resolve(base, r.string("workdir") or ".").resolve(), None)
+    env = problems.value(lambda: _env(r, table["env"]), {}) if "env" in table else {}
     return Entrant(
         name=name,
         policy=policy,
         command=command,
         line=lines.get(at, 0),
-        golf=submission_template(r, "golf", solo),
-        commit0=submission_template(r, "commit0", solo),
-        project=submission_template(r, "project", solo),
-        workdir=resolve(base, r.string("workdir") or ".").resolve() if "workdir" in table else None,
-        env=_env(r, table["env"]) if "env" in table else {},
+        golf=templates["golf"],
+        commit0=templates["commit0"],
+        project=templates["project"],
+        workdir=workdir,
+        env=env,
     )
 
 
 def parse_night(path: Path, text: str | None = None) -> Night:
-    """Read and validate a night file. `text` overrides reading `path` (for tests)."""
+    """Read and validate a night file. `text` overrides reading `path` (for tests).
+
+    Every problem of the file's fields is reported at once, in line order (a file
+    that is not TOML at all stops at its first syntax error)."""
     path = Path(path)
     if text is None:
         try:
@@ -227,65 +259,79 @@ def parse_night(path: Path, text: str | None = None) -> Night:
         raise NightError(f"{path}: not valid TOML: {exc}") from None
     lines = key_lines(text)
     base = path.parent
+    problems = Problems(path)
     r = Reader(path, lines, doc, ())
-    r.check_known(TOP_LEVEL_FIELDS)
-    name = r.string("name", required=True)
-    assert name is not None
-    if not NAME_PATTERN.match(name):
-        raise r.fail(
-            "name",
-            f"{name!r}: use 1-48 letters, digits, '_', '-' or '.', starting with a letter or digit",
-        )
+    with problems.check():
+        r.check_known(TOP_LEVEL_FIELDS)
+    name = problems.value(lambda: _name(r), "")
     if "seed" not in doc:
-        raise r.fail(None, "missing required field 'seed'")
-    seed = r.integer("seed", 0, 0, MAX_SEED)
-    holes = r.integer("holes", rules.DEFAULT_HOLES, 1, MAX_HOLES)
+        problems.add(r.fail(None, "missing required field 'seed'"))
+    seed = problems.value(lambda: r.integer("seed", 0, 0, MAX_SEED), 0)
+    holes = problems.value(lambda: r.integer("holes", rules.DEFAULT_HOLES, 1, MAX_HOLES), 1)
     # The server's bounds: a deadline the night accepts is one every match accepts.
-    hole_deadline = r.deadline("hole_deadline", rules.HOLE_DEADLINE_SECONDS, MAX_DEADLINE)
-    retry_deadline = r.deadline("retry_deadline", rules.RETRY_DEADLINE_SECONDS, MAX_DEADLINE)
-    match_deadline = r.deadline("match_deadline", 1800.0, MAX_MATCH_DEADLINE)
-    deck_text = r.string("deck")
-    refs_text = r.string("references")
+    hole_deadline = problems.value(
+        lambda: r.deadline("hole_deadline", rules.HOLE_DEADLINE_SECONDS, MAX_DEADLINE), 1.0
+    )
+    retry_deadline = problems.value(
+        lambda: r.deadline("retry_deadline", rules.RETRY_DEADLINE_SECONDS, MAX_DEADLINE), 1.0
+    )
+    match_deadline = problems.value(
+        lambda: r.deadline("match_deadline", 1800.0, MAX_MATCH_DEADLINE), 1.0
+    )
+    deck_text = problems.value(lambda: r.string("deck"), None)
+    refs_text = problems.value(lambda: r.string("references"), None)
     deck = resolve(base, deck_text) if deck_text is not None else DEFAULT_DECK
     references = resolve(base, refs_text) if refs_text is not None else DEFAULT_REFERENCES
-    if deck_text is not None and refs_text is None:
-        raise r.fail("deck", "a custom deck needs 'references' (the hidden half of the pack) too")
+    if deck_text is not None and refs_text is None and "references" not in doc:
+        problems.add(
+            r.fail("deck", "a custom deck needs 'references' (the hidden half of the pack) too")
+        )
     for key, where in (("deck", deck), ("references", references)):
         if not where.is_dir():
-            raise r.fail(key, f"no directory {where}")
+            problems.add(r.fail(key, f"no directory {where}"))
 
-    executor = r.string("executor", "local")
+    executor = problems.value(lambda: r.string("executor", "local"), "local")
     assert executor is not None
     if executor not in EXECUTORS:
-        raise r.fail("executor", f"{executor!r}: expected one of {', '.join(EXECUTORS)}")
-    parallel = r.integer("parallel", default_parallel(), 1, MAX_PARALLEL)
-    address = r.string("address")
+        problems.add(r.fail("executor", f"{executor!r}: expected one of {', '.join(EXECUTORS)}"))
+    parallel = problems.value(lambda: r.integer("parallel", default_parallel(), 1, MAX_PARALLEL), 1)
+    address = problems.value(lambda: r.string("address"), None)
     if address is not None and executor != "ray":
-        raise r.fail("address", 'only used with executor = "ray"')
+        problems.add(r.fail("address", 'only used with executor = "ray"'))
 
-    solo = parse_solo(path, lines, doc)
+    solo = parse_solo(path, lines, doc, problems)
     raw = doc.get("entrant")
     if raw is None:
-        raise r.fail(None, f"no entrants: add at least {MIN_ENTRANTS} [[entrant]] tables")
-    if not isinstance(raw, list):
-        raise r.fail("entrant", "must be an array of tables ([[entrant]])")
-    if not MIN_ENTRANTS <= len(raw) <= MAX_ENTRANTS:
-        raise r.fail(
-            "entrant", f"a night needs {MIN_ENTRANTS} to {MAX_ENTRANTS} entrants, got {len(raw)}"
+        problems.add(r.fail(None, f"no entrants: add at least {MIN_ENTRANTS} [[entrant]] tables"))
+        raw = []
+    elif not isinstance(raw, list):
+        problems.add(r.fail("entrant", "must be an array of tables ([[entrant]])"))
+        raw = []
+    elif not MIN_ENTRANTS <= len(raw) <= MAX_ENTRANTS:
+        problems.add(
+            r.fail(
+                "entrant",
+                f"a night needs {MIN_ENTRANTS} to {MAX_ENTRANTS} entrants, got {len(raw)}",
+            )
         )
     entrants: list[Entrant] = []
     seen: dict[str, int] = {}
     for idx, table in enumerate(raw):
-        e = _entrant(path, lines, base, idx, table, solo)
-        if e.name in seen:
-            raise error(
-                path,
-                lines,
-                ("entrant", idx, "name"),
-                f"{e.name!r} is already the name of entrant[{seen[e.name]}]",
+        e = _entrant(path, lines, base, idx, table, solo, problems)
+        if e is None:
+            continue
+        if e.name and e.name in seen:
+            problems.add(
+                error(
+                    path,
+                    lines,
+                    ("entrant", idx, "name"),
+                    f"{e.name!r} is already the name of entrant[{seen[e.name]}]",
+                )
             )
-        seen[e.name] = idx
+        seen.setdefault(e.name, idx)
         entrants.append(e)
+    problems.raise_any()
     return Night(
         path=path,
         name=name,

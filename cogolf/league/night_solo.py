@@ -32,7 +32,7 @@ from typing import Any
 from cogolf.games.golf.courses import COURSES
 from cogolf.games.golf.runners.base import DEFAULT_LIMITS
 from cogolf.games.project.results import ATTEMPTS_PER_TASK
-from cogolf.league.nightfields import Reader, error, resolve
+from cogolf.league.nightfields import Problems, Reader, error, resolve
 from cogolf.league.tomllines import Path as KeyPath
 
 SOLO_GAMES = ("golf", "commit0", "project")
@@ -80,15 +80,22 @@ class SoloGames:
 
 
 def _section(
-    file: Path, lines: dict[KeyPath, int], doc: dict[str, Any], name: str, known: tuple[str, ...]
+    file: Path,
+    lines: dict[KeyPath, int],
+    doc: dict[str, Any],
+    name: str,
+    known: tuple[str, ...],
+    problems: Problems,
 ) -> Reader | None:
     if name not in doc:
         return None
     table = doc[name]
     if not isinstance(table, dict):
-        raise error(file, lines, (name,), f"must be a table ([{name}])")
+        problems.add(error(file, lines, (name,), f"must be a table ([{name}])"))
+        return None
     r = Reader(file, lines, table, (name,))
-    r.check_known(known)
+    with problems.check():
+        r.check_known(known)
     return r
 
 
@@ -106,34 +113,47 @@ def _task_dirs(r: Reader, base: Path) -> tuple[Path, ...]:
     return tuple(out)
 
 
-def parse_solo(file: Path, lines: dict[KeyPath, int], doc: dict[str, Any]) -> SoloGames:
+def parse_solo(
+    file: Path, lines: dict[KeyPath, int], doc: dict[str, Any], problems: Problems | None = None
+) -> SoloGames:
+    """The solo sections; their problems go to `problems` (raised here without one)."""
+    found = problems if problems is not None else Problems(file)
     base = file.parent
     golf = commit0 = project = None
-    r = _section(file, lines, doc, "golf", GOLF_FIELDS)
+    r = _section(file, lines, doc, "golf", GOLF_FIELDS, found)
     if r is not None:
-        courses = r.string_list("courses", required=True)
+        courses = found.value(lambda: r.string_list("courses", required=True), [])
         for i, course in enumerate(courses):
             if course not in COURSES:
-                raise error(file, lines, ("golf", "courses", i),
-                            f"unknown course {course!r} (expected one of: {', '.join(COURSES)})")
-            if courses.index(course) != i:
-                raise error(file, lines, ("golf", "courses", i), f"{course!r} is listed twice")
+                found.add(error(file, lines, ("golf", "courses", i),
+                                f"unknown course {course!r} (expected one of: "
+                                f"{', '.join(COURSES)})"))
+            elif courses.index(course) != i:
+                found.add(error(file, lines, ("golf", "courses", i),
+                                f"{course!r} is listed twice"))
         golf = GolfGame(
             courses=tuple(courses),
-            per_test_seconds=r.number("per_test_seconds", DEFAULT_LIMITS.per_test_seconds,
-                                      MAX_GOLF_TEST_SECONDS),
-            per_hole_seconds=r.number("per_hole_seconds", DEFAULT_LIMITS.per_hole_seconds,
-                                      MAX_GOLF_HOLE_SECONDS),
+            per_test_seconds=found.value(lambda: r.number(
+                "per_test_seconds", DEFAULT_LIMITS.per_test_seconds, MAX_GOLF_TEST_SECONDS),
+                DEFAULT_LIMITS.per_test_seconds),
+            per_hole_seconds=found.value(lambda: r.number(
+                "per_hole_seconds", DEFAULT_LIMITS.per_hole_seconds, MAX_GOLF_HOLE_SECONDS),
+                DEFAULT_LIMITS.per_hole_seconds),
         )
-    r = _section(file, lines, doc, "commit0", COMMIT0_FIELDS)
+    r = _section(file, lines, doc, "commit0", COMMIT0_FIELDS, found)
     if r is not None:
-        commit0 = Commit0Game(tasks=_task_dirs(r, base), quality=r.boolean("quality", True))
-    r = _section(file, lines, doc, "project", PROJECT_FIELDS)
+        commit0 = Commit0Game(tasks=found.value(lambda: _task_dirs(r, base), ()),
+                              quality=found.value(lambda: r.boolean("quality", True), True))
+    r = _section(file, lines, doc, "project", PROJECT_FIELDS, found)
     if r is not None:
         project = ProjectGame(
-            tasks=_task_dirs(r, base),
-            attempts=r.integer("attempts", ATTEMPTS_PER_TASK, 1, ATTEMPTS_PER_TASK),
+            tasks=found.value(lambda: _task_dirs(r, base), ()),
+            attempts=found.value(
+                lambda: r.integer("attempts", ATTEMPTS_PER_TASK, 1, ATTEMPTS_PER_TASK),
+                ATTEMPTS_PER_TASK),
         )
+    if problems is None:
+        found.raise_any()
     return SoloGames(golf=golf, commit0=commit0, project=project)
 
 

@@ -7,16 +7,68 @@ field's path (`entrant[2].policy`, counted from 0) and what is wrong.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from cogolf.deadlines import deadline_problem
 from cogolf.league.tomllines import Path as KeyPath
 from cogolf.league.tomllines import line_of
 
+T = TypeVar("T")
+
 
 class NightError(ValueError):
-    """A night file that cannot be used; the message names the file, line and field."""
+    """A night file that cannot be used; the message names the file, line and field
+    (one line per problem when there are several)."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class Problems:
+    """Every problem found in a night file, so that one run reports all of them, in
+    line order, instead of one per attempt. A check that fails records its problem
+    and the parse goes on with a stand-in value; `raise_any` ends it."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.found: list[NightError] = []
+
+    @contextmanager
+    def check(self) -> Iterator[None]:
+        try:
+            yield
+        except Problem as exc:
+            self.found += exc.each
+        except NightError as exc:
+            self.found.append(exc)
+
+    def value(self, read: Callable[[], T], stand_in: T) -> T:
+        """`read()`, or `stand_in` after recording why it failed."""
+        with self.check():
+            return read()
+        return stand_in
+
+    def add(self, problem: NightError) -> None:
+        self.found.append(problem)
+
+    def raise_any(self) -> None:
+        if len(self.found) == 1:
+            raise self.found[0]
+        if self.found:
+            raise Problem(self.file, self.found)
+
+
+class Problem(NightError):
+    """Several problems of one file, each on its own line, in line order."""
+
+    def __init__(self, file: Path, each: list[NightError]) -> None:
+        self.each = sorted(each, key=lambda e: -1 if e.line is None else e.line)
+        listed = "\n".join(f"  {e}" for e in self.each)
+        super().__init__(f"{file}: {len(self.each)} problems\n{listed}", self.each[0].line)
 
 
 def field_name(path: KeyPath) -> str:
@@ -29,7 +81,8 @@ def field_name(path: KeyPath) -> str:
 def error(file: Path, lines: dict[KeyPath, int], path: KeyPath, problem: str) -> NightError:
     line = line_of(lines, path)
     where = f"{file}:{line}" if line is not None else str(file)
-    return NightError(f"{where}: {field_name(path)}: {problem}" if path else f"{where}: {problem}")
+    message = f"{where}: {field_name(path)}: {problem}" if path else f"{where}: {problem}"
+    return NightError(message, line)
 
 
 class Reader:
@@ -43,9 +96,16 @@ class Reader:
         return error(self.file, self.lines, path, problem)
 
     def check_known(self, known: tuple[str, ...]) -> None:
-        for key in self.table:
-            if key not in known:
-                raise self.fail(key, f"unknown field (expected one of: {', '.join(known)})")
+        """Every unknown field of the table, each a problem of its own."""
+        found = [
+            self.fail(key, f"unknown field (expected one of: {', '.join(known)})")
+            for key in self.table
+            if key not in known
+        ]
+        if len(found) == 1:
+            raise found[0]
+        if found:
+            raise Problem(self.file, found)
 
     def string(self, key: str, default: str | None = None, *, required: bool = False) -> str | None:
         if key not in self.table:

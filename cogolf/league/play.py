@@ -42,7 +42,10 @@ def seat_command(seat: Seat, deck_dir: Path, log: Path, scratch_root: str = "") 
         # The public half of the pack is every bot's to read; the references are not.
         wall = BotWall(cwd=seat.workdir or str(Path.cwd()), readable=(str(deck_dir),),
                        env=seat.env, log=str(log), scratch_root=scratch_root)
-        return wrap(seat.command, wall)
+        # `{python}`: the interpreter policy bots run, which can import this installation's
+        # packages (websockets among them); a bare `python3` is whichever PATH finds first.
+        python = bot_python() if any("{python}" in a for a in seat.command) else ""
+        return wrap([a.replace("{python}", python) for a in seat.command], wall)
     assert seat.policy is not None
     if seat.policy.startswith(LLM_PREFIX):
         return llm_seat_command(seat.policy, deck_dir, log)
@@ -51,8 +54,8 @@ def seat_command(seat: Seat, deck_dir: Path, log: Path, scratch_root: str = "") 
     target = seat.policy.rpartition(":")[0]
     if target.endswith(".py"):
         readable.append(target)
-    argv = [bot_python(), "-s", "-m", "cogolf", "bot", "--url", "{url}", "--policy", seat.policy,
-            "--deck", str(deck_dir)]
+    argv = [bot_python(), "-s", "-P", "-m", "cogolf", "bot", "--url", "{url}",
+            "--policy", seat.policy, "--deck", str(deck_dir)]
     return wrap(argv, BotWall(readable=tuple(readable), log=str(log), scratch_root=scratch_root))
 
 

@@ -13,6 +13,7 @@ from typing import TextIO
 
 from cogolf import messages as m
 from cogolf.league.standings import DRAW_POINTS, WIN_POINTS
+from cogolf.logs import set_line_writer
 
 BAR_WIDTH = 24
 
@@ -40,6 +41,7 @@ class Progress:
         self.done = 0
         self.played_now = 0  # matches finished by this run, for the pace
         self.points: dict[str, list[int]] = {}  # name -> [points, margin]
+        self.bar = ""  # the bar as last drawn on the terminal
 
     def add_result(self, result: m.MatchResult) -> None:
         for slot in (0, 1):
@@ -82,9 +84,12 @@ class Progress:
         if self.tty:
             filled = BAR_WIDTH * self.done // max(self.total, 1)
             bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-            self.stream.write(f"\r\x1b[2K[{bar}] {self._status()}")
+            self.bar = f"[{bar}] {self._status()}"
+            self.stream.write(f"\r\x1b[2K{self.bar}")
             if self.done == self.total:
                 self.stream.write("\n")
+                self.bar = ""
+                set_line_writer(None)
         else:
             what = (
                 f"{result.scores[0]}:{result.scores[1]}"
@@ -94,7 +99,14 @@ class Progress:
             self.stream.write(f"match {match_id} {what}  {self._status()}\n")
         self.stream.flush()
 
+    def above(self, line: str) -> None:
+        """A line (a log line) on a line of its own above the bar, which is drawn again."""
+        self.stream.write(f"\r\x1b[2K{line}\n{self.bar}")
+        self.stream.flush()
+
     def start(self) -> None:
+        if self.tty and self.done < self.total:
+            set_line_writer(self.above)  # logs share the terminal with the bar
         if not self.tty:
             self.stream.write(
                 f"night: {self.total} matches, {self.done} already done, "

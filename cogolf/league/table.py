@@ -19,6 +19,12 @@ def _signed(n: int) -> str:
     return f"{n:+d}" if n else "0"
 
 
+def _tied(names: list[str], most: int = 3) -> str:
+    """Who an entrant is tied with (intervals overlapping), at most `most` names shown."""
+    shown = ", ".join(clip(n, NAME_WIDTH) for n in names[:most])
+    return shown + (f" +{len(names) - most} more" if len(names) > most else "") or "-"
+
+
 def _causes(causes: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in causes.items()) or "-"
 
@@ -67,7 +73,16 @@ def render(doc: dict[str, Any]) -> str:
         for r in game["table"]
     ]
     out += _grid(header, rows, left=2)
-    out += ["", "Ratings (Bradley-Terry, 95% bootstrap interval; '=' marks a tie)"]
+    out += [
+        "  M matches; W/D/L won, drawn, lost; Pts 3 a win, 1 a draw; margin: its match scores",
+        "  minus its opponents'; br+ breaches made (its tests that broke the opponent's code);",
+        "  br- breaches taken; par: hidden par cases its code failed; illegal: its tests refused",
+        "  as illegal; fallbacks: holes the fallback played for it, by cause",
+    ]
+    out += [
+        "",
+        "Ratings (Bradley-Terry, 95% bootstrap interval; '=' marks a tie: intervals overlap)",
+    ]
     rating = game["ratings"]
     rrows = []
     for r in rating["entrants"]:
@@ -80,7 +95,16 @@ def render(doc: dict[str, Any]) -> str:
                 f"[{r['low']:.1f}, {r['high']:.1f}]",
             ]
         )
-    out += _grid(["#", "entrant", "rating", "interval"], rrows, left=2)
+    # "tied with" is text: left-aligned after the grid's right-aligned numbers
+    lines = _grid(["#", "entrant", "rating", "interval"], rrows, left=2)
+    width = max(len(line) for line in lines)
+    tied = ["tied with", "---------", *(_tied(r["tied_with"]) for r in rating["entrants"])]
+    out += [f"{line.ljust(width)}  {t}" for line, t in zip(lines, tied, strict=True)]
+    if rrows:
+        out.append(
+            "  # = 1 + the entrants whose interval lies wholly above this one's; tied with = "
+            "the entrants whose interval overlaps it"
+        )
     if rating.get("unrated"):
         out.append(f"  unrated (no scored match): {', '.join(rating['unrated'])}")
     anchor = rating["anchor"]

@@ -19,6 +19,7 @@ import os
 import socket
 import subprocess
 from collections import Counter, OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -217,8 +218,10 @@ class ForkSandbox(BaseSandbox):
     mode = "fork"
 
     def __init__(self, *, accept_weak: bool = False, python: str | None = None,
-                 pool_size: int = POOL_SIZE) -> None:
+                 pool_size: int = POOL_SIZE, prestart: Sequence[int] | None = None) -> None:
         super().__init__(accept_weak=accept_weak, python=python, pool_size=pool_size)
+        # The hash seeds whose fork servers start with the sandbox (others on first use).
+        self.prestart = tuple(MATCH_HASH_SEEDS if prestart is None else prestart)
         self.zygote: Zygote | None = None  # the one with no fixed hash seed
         self._seeded: OrderedDict[int, Zygote] = OrderedDict()
         self._starting_seed: dict[int, asyncio.Lock] = {}
@@ -228,7 +231,7 @@ class ForkSandbox(BaseSandbox):
         self.zygote = Zygote(self.python, self._work)
         await self.zygote.start()
         # The seeds matches use are started meanwhile, so no match waits for one.
-        for seed in MATCH_HASH_SEEDS:
+        for seed in self.prestart:
             task = asyncio.ensure_future(self._prestart(seed))
             self._cleanups.add(task)
             task.add_done_callback(self._cleanups.discard)

@@ -178,7 +178,7 @@ async def bench_flood(
 ) -> dict[str, Any]:
     admin = secrets.token_urlsafe(12)
     with tempfile.TemporaryDirectory(prefix="cogolf-flood-") as tmp:
-        argv = [sys.executable, "-m", "cogolf", "serve", "--port", "0", "--data", tmp]
+        argv = [sys.executable, "-P", "-m", "cogolf", "serve", "--port", "0", "--data", tmp]
         argv += ["--admin-token", admin, "--sandbox", sandbox_mode]
         if accept_weak:
             argv.append("--accept-weak-sandbox")

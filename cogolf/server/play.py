@@ -32,7 +32,9 @@ def policy_command(
 ) -> list[str]:
     """The command line that plays `policy` as a separate bot process; an LLM player
     (`llm:CONFIG.toml`) keeps its transcript in `transcripts`."""
-    argv = [sys.executable, "-m", "cogolf", "bot", "--url", "{url}", "--policy", policy]
+    # -P: the current folder is not put on sys.path, so a folder named `cogolf` there
+    # cannot stand in for the installed package.
+    argv = [sys.executable, "-P", "-m", "cogolf", "bot", "--url", "{url}", "--policy", policy]
     if deck_dir is not None:
         argv += ["--deck", str(deck_dir)]
     if transcripts is not None and policy.startswith("llm:"):

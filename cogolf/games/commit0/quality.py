@@ -5,11 +5,13 @@ files cannot load plugins or silence them."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,8 @@ from cogolf.evaluation.pyenv import world_accessible
 from cogolf.evaluation.walled import Walls, run_evaluator
 
 QUALITY_SECONDS = 180.0
-_MYPY_ERROR = re.compile(rb"^[^\n]*:\d+(:\d+)?: error: ", re.M)
+DETAIL_CHARS = 400
+_MYPY_LINE = re.compile(rb"^[^\n]*:\d+(:\d+)?: error: [^\n]*", re.M)
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,23 @@ async def run_ruff(work: Path, paths: tuple[str, ...]) -> QualityResult:
         findings = None
     if not isinstance(findings, list):
         return QualityResult("ruff", None, run.stderr.decode("utf-8", "replace")[-300:])
-    return QualityResult("ruff", len(findings))
+    return QualityResult("ruff", len(findings), ruff_detail(findings, work))
+
+
+def ruff_detail(findings: list[Any], work: Path, shown: int = 3) -> str:
+    """What ruff flagged: each rule with its count, then the first few findings."""
+    rows = [f for f in findings if isinstance(f, dict)]
+    codes = Counter(str(f.get("code") or "syntax") for f in rows)
+    by_rule = ", ".join(f"{code} x{n}" for code, n in sorted(codes.items(),
+                                                            key=lambda kv: (-kv[1], kv[0])))
+    first = []
+    for f in rows[:shown]:
+        name = str(f.get("filename", ""))
+        with contextlib.suppress(ValueError):
+            name = str(Path(name).relative_to(work))
+        row = (f.get("location") or {}).get("row", "?")
+        first.append(f"{name}:{row} {f.get('code') or 'syntax'} {f.get('message', '')}")
+    return "; ".join([by_rule, *first])[:DETAIL_CHARS] if rows else ""
 
 
 async def run_mypy(work: Path, paths: tuple[str, ...], scratch: Path) -> QualityResult:
@@ -70,4 +89,5 @@ async def run_mypy(work: Path, paths: tuple[str, ...], scratch: Path) -> Quality
     if run.timed_out or run.returncode not in (0, 1):
         return QualityResult("mypy", None, (run.reason or run.stderr.decode("utf-8", "replace"))
                              [-300:])
-    return QualityResult("mypy", len(_MYPY_ERROR.findall(run.stdout)))
+    errors = [m.group(0).decode("utf-8", "replace") for m in _MYPY_LINE.finditer(run.stdout)]
+    return QualityResult("mypy", len(errors), "; ".join(errors[:3])[:DETAIL_CHARS])

@@ -30,6 +30,12 @@ class AttemptStatus(StrEnum):
     TAMPERED = "tampered"  # a canary passed or a tripwire fired: the run decided its own score
 
 
+# The statuses of an attempt whose evaluator never ran.
+NOT_RUN = frozenset(
+    {AttemptStatus.NO_CHANGE, AttemptStatus.BAD_CHANGES, AttemptStatus.HARNESS_ERROR}
+)
+
+
 @dataclass
 class AttemptScore:
     status: AttemptStatus
@@ -43,6 +49,7 @@ class AttemptScore:
     tests_total: int
     report_complete: bool
     notes: list[str] = field(default_factory=list)
+    ran: bool = True  # False: the evaluator never ran, so no check has a result
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -53,6 +60,8 @@ class AttemptScore:
                 "total": self.checks_total,
                 "failed": self.failed_checks,
                 "failed_optional": self.failed_optional,
+                # present only when no evaluator ran, so a run's result reads as before
+                **({} if self.ran else {"ran": False}),
             },
             "by_label": self.by_label,
             "tests": {
@@ -74,6 +83,23 @@ def score_attempt(
     report: TestReport | None,
     notes: Sequence[str] = (),
 ) -> AttemptScore:
+    if status in NOT_RUN:
+        # No evaluator ran: listing every check as failed would report results that
+        # do not exist. The status says what happened; the checks stay unscored.
+        return AttemptScore(
+            status=status,
+            points=0.0,
+            failed_checks=[],
+            failed_optional=[],
+            checks_passed=0,
+            checks_total=len(task.checks),
+            by_label={},
+            tests_passed=0,
+            tests_total=0,
+            report_complete=False,
+            notes=list(notes)[:50],
+            ran=False,
+        )
     usable = status is AttemptStatus.OK and report is not None and not report.empty
     if status is AttemptStatus.OK and (report is None or report.empty):
         status = AttemptStatus.EMPTY_REPORT

@@ -169,7 +169,7 @@ def test_cli_scores_the_skeleton_zero_and_tabulates(task: Commit0Task, tmp_path:
     data = json.loads(out.read_text())
     assert data["status"] == "ok" and data["passed"] == 0 and data["pass_rate"] == 0.0
     assert set(data["not_passed"].values()) == {"failed"}  # every stub raised
-    table = subprocess.run([sys.executable, "-m", "cogolf", "commit0", "table",
+    table = subprocess.run([sys.executable, "-m", "cogolf", "commit0", "table", "--tsv",
                             str(tmp_path / "results")], capture_output=True, text=True,
                            cwd=REPO, timeout=60, check=False)
     assert table.stdout.splitlines()[1].split("\t") == ["skeleton", "0.000", "0.000"]

@@ -229,7 +229,7 @@ def test_cli_attempt_writes_a_result_file_the_table_reads(tmp_path: Path) -> Non
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(out.read_text())["points"] == 1.0
-    table = subprocess.run([sys.executable, "-m", "cogolf", "project", "table",
+    table = subprocess.run([sys.executable, "-m", "cogolf", "project", "table", "--tsv",
                             str(tmp_path / "results")], capture_output=True, text=True,
                            cwd=REPO, timeout=60, check=False)
     assert table.returncode == 0, table.stderr

@@ -48,7 +48,7 @@ def table(folder: Path, *extra: str) -> subprocess.CompletedProcess[str]:
 def test_cli_table_is_out_of_20_with_a_breakdown_per_attempt(tmp_path: Path) -> None:
     for i, data in enumerate(results()):
         (tmp_path / f"{i}.json").write_text(json.dumps(data))
-    done = table(tmp_path)
+    done = table(tmp_path, "--tsv")
     assert done.returncode == 0, done.stderr
     lines = [line.split("\t") for line in done.stdout.splitlines()]
     assert lines[0] == ["entrant", *[f"{t} (/5)" for t in TASKS], "total (/20)"]
