@@ -13,13 +13,13 @@ from cogolf.commands.common import add_deck_options, load_deck_or_exit
 from cogolf.league.bench import add_bench_arguments, format_bench, run_bench
 from cogolf.league.checks import check_night
 from cogolf.league.night import NightError, parse_night
+from cogolf.league.plan import night_plan
 from cogolf.league.proof import Checks
 from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
 from cogolf.league.ray_executor import RayAttempt, RayUnavailable
 from cogolf.league.resume import VerifyUnavailable
 from cogolf.league.runner import RunOptions, run_night
 from cogolf.league.schedule import schedule
-from cogolf.league.solo_plan import solo_plan
 from cogolf.league.table import render
 from cogolf.logs import configure
 from cogolf.replay import ReplayError
@@ -254,7 +254,7 @@ def check_command(args: argparse.Namespace) -> int:
     )
     for job in jobs:
         print(f"  round {job.round:2d}  {job.match_id}  seed {job.seed}")
-    plan = solo_plan(night)
+    plan = night_plan(night)
     if plan.games:
         print(f"solo games: {', '.join(plan.games)}, {len(plan.jobs)} results")
         for solo_job in plan.jobs:

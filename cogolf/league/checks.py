@@ -14,7 +14,7 @@ from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.deck import Deck, DeckError, load
 from cogolf.league.botwall import BotSetupError, bot_python, import_path, readable_by_bots
 from cogolf.league.night import Night
-from cogolf.league.solo_plan import solo_plan
+from cogolf.league.plan import night_plan
 
 
 def load_night_deck(night: Night) -> Deck:
@@ -73,5 +73,5 @@ def check_night(night: Night) -> Deck:
     deck = load_night_deck(night)
     check_entrants(night)
     check_bot_files(night)
-    solo_plan(night)  # solo tasks load, submissions exist, toolchains run
+    night_plan(night)  # tasks load, submissions exist, toolchains run
     return deck

@@ -21,14 +21,13 @@ from cogolf.bots.policy import builtin_names
 from cogolf.deadlines import MAX_DEADLINE, MAX_MATCH_DEADLINE
 from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES
 from cogolf.engine import rules
-from cogolf.league.night_solo import (
-    SOLO_GAMES,
-    SoloGames,
-    parse_solo,
+from cogolf.league.nightfields import NightError, Reader, error, kind, resolve
+from cogolf.league.sections import (
+    NIGHT_GAMES,
+    parse_sections,
     submission_path,
     submission_template,
 )
-from cogolf.league.nightfields import NightError, Reader, error, kind, resolve
 from cogolf.league.tomllines import Path as KeyPath
 from cogolf.league.tomllines import key_lines
 
@@ -53,9 +52,9 @@ TOP_LEVEL_FIELDS = (
     "parallel",
     "address",
     "entrant",
-    *SOLO_GAMES,
+    *NIGHT_GAMES,
 )
-ENTRANT_FIELDS = ("name", "policy", "command", "workdir", "env", *SOLO_GAMES)
+ENTRANT_FIELDS = ("name", "policy", "command", "workdir", "env", *NIGHT_GAMES)
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 MAX_ENV = 64
 
@@ -66,17 +65,14 @@ class Entrant:
     policy: str | None  # a policy reference, `file.py` paths made absolute
     command: tuple[str, ...] | None  # argv of a bot process; `{url}` is the seat URL
     line: int  # where its [[entrant]] table starts
-    # Path templates of its solo-game submissions, relative to the night file.
-    golf: str | None = None
-    commit0: str | None = None
-    project: str | None = None
     # A bot's working folder (default: the night file's) and environment additions.
     workdir: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
+    # Path templates of its submissions to the night games, by game, relative to the night file.
+    submissions: dict[str, str] = field(default_factory=dict)
 
     def template(self, game: str) -> str | None:
-        value: str | None = getattr(self, game)
-        return value
+        return self.submissions.get(game)
 
 
 @dataclass(frozen=True)
@@ -95,7 +91,8 @@ class Night:
     parallel: int
     address: str | None
     lines: dict[KeyPath, int]  # where each field was written, for later errors
-    solo: SoloGames = field(default_factory=SoloGames)
+    # The settings of each night game the file has a section for, by game name.
+    sections: dict[str, Any] = field(default_factory=dict)
 
     def error(self, path: KeyPath, problem: str) -> NightError:
         return error(self.path, self.lines, path, problem)
@@ -168,7 +165,8 @@ def _env(reader: Reader, value: Any) -> dict[str, str]:
 
 
 def _entrant(
-    file: Path, lines: dict[KeyPath, int], base: Path, idx: int, table: Any, solo: SoloGames
+    file: Path, lines: dict[KeyPath, int], base: Path, idx: int, table: Any,
+    sections: dict[str, Any],
 ) -> Entrant:
     at: KeyPath = ("entrant", idx)
     if not isinstance(table, dict):
@@ -197,9 +195,11 @@ def _entrant(
         policy=policy,
         command=command,
         line=lines.get(at, 0),
-        golf=submission_template(r, "golf", solo),
-        commit0=submission_template(r, "commit0", solo),
-        project=submission_template(r, "project", solo),
+        submissions={
+            game: text
+            for game in NIGHT_GAMES
+            if (text := submission_template(r, game, sections)) is not None
+        },
         workdir=resolve(base, r.string("workdir") or ".").resolve() if "workdir" in table else None,
         env=_env(r, table["env"]) if "env" in table else {},
     )
@@ -257,7 +257,7 @@ def parse_night(path: Path, text: str | None = None) -> Night:
     if address is not None and executor != "ray":
         raise r.fail("address", 'only used with executor = "ray"')
 
-    solo = parse_solo(path, lines, doc)
+    sections = parse_sections(path, lines, doc)
     raw = doc.get("entrant")
     if raw is None:
         raise r.fail(None, f"no entrants: add at least {MIN_ENTRANTS} [[entrant]] tables")
@@ -270,7 +270,7 @@ def parse_night(path: Path, text: str | None = None) -> Night:
     entrants: list[Entrant] = []
     seen: dict[str, int] = {}
     for idx, table in enumerate(raw):
-        e = _entrant(path, lines, base, idx, table, solo)
+        e = _entrant(path, lines, base, idx, table, sections)
         if e.name in seen:
             raise error(
                 path,
@@ -295,5 +295,5 @@ def parse_night(path: Path, text: str | None = None) -> Night:
         parallel=parallel,
         address=address,
         lines=lines,
-        solo=solo,
+        sections=sections,
     )

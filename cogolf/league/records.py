@@ -37,7 +37,7 @@ class VoidMarker(msgspec.Struct, kw_only=True):
 class ManifestEntrant(msgspec.Struct, kw_only=True):
     name: str
     kind: str  # "policy" or "command"
-    solo: list[str] = []  # the solo games it has submissions for
+    solo: list[str] = []  # the file games it has submissions for
 
 
 class ManifestSolo(msgspec.Struct, kw_only=True):
@@ -47,6 +47,25 @@ class ManifestSolo(msgspec.Struct, kw_only=True):
     commit0_tasks: list[str] = []
     project_tasks: list[str] = []
     project_attempts: int = 0
+
+    # The manifest's fields predate the game interface: each game's items keep their field.
+    def games(self) -> dict[str, tuple[list[str], int]]:
+        """(items, attempts) of each game, by name."""
+        return {
+            "golf": (self.golf_courses, 0),
+            "commit0": (self.commit0_tasks, 0),
+            "project": (self.project_tasks, self.project_attempts),
+        }
+
+    @classmethod
+    def of(cls, games: dict[str, tuple[list[str], int]]) -> ManifestSolo:
+        none: tuple[list[str], int] = ([], 0)
+        return cls(
+            golf_courses=games.get("golf", none)[0],
+            commit0_tasks=games.get("commit0", none)[0],
+            project_tasks=games.get("project", none)[0],
+            project_attempts=games.get("project", none)[1],
+        )
 
 
 class Manifest(msgspec.Struct, kw_only=True):

@@ -5,8 +5,8 @@ scheduled), one replay per played match and a marker per void match. Running
 the same night again reads that folder, keeps every finished replay that matches
 its job and plays only the rest, so an interrupted night resumes where it
 stopped. Void matches are played again on the next run. After the matches come
-the night's solo games (`solo_run`), resumable the same way; they run on this
-machine whatever the executor.
+the night's games scored from files (`scoring`), resumable the same way; they
+run on this machine whatever the executor.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from cogolf.deck import Deck
 from cogolf.league.executors import Attempt, Outcome, run_jobs
 from cogolf.league.jobs import MatchJob
 from cogolf.league.night import Night
+from cogolf.league.plan import NightPlan, night_plan
 from cogolf.league.play import play_match
 from cogolf.league.progress import Progress
 from cogolf.league.proof import Checks, night_key, remember_played
@@ -39,8 +40,8 @@ from cogolf.league.records import (
 )
 from cogolf.league.resume import verified_results
 from cogolf.league.schedule import schedule
-from cogolf.league.solo_plan import SoloPlan, solo_plan
-from cogolf.league.solo_run import SoloRun, run_solo
+from cogolf.league.scoring import JobsRun, score_jobs
+from cogolf.league.sections import NIGHT_GAMES
 from cogolf.league.standings import DEFAULT_ANCHOR
 
 log = structlog.get_logger("cogolf.league")
@@ -66,7 +67,7 @@ class NightRun:
     standings_path: Path
     replays_dir: Path
     void: list[str] = field(default_factory=list)
-    solo: SoloRun = field(default_factory=SoloRun)
+    solo: JobsRun = field(default_factory=JobsRun)
 
 
 def anchor_for(night: Night) -> str:
@@ -77,15 +78,10 @@ def anchor_for(night: Night) -> str:
     return DEFAULT_ANCHOR
 
 
-def manifest_for(night: Night, jobs: list[MatchJob], plan: SoloPlan | None = None) -> Manifest:
+def manifest_for(night: Night, jobs: list[MatchJob], plan: NightPlan | None = None) -> Manifest:
     solo = None
     if plan is not None and plan.games:
-        solo = ManifestSolo(
-            golf_courses=list(plan.golf_courses),
-            commit0_tasks=[s.name for s in plan.commit0],
-            project_tasks=[t.name for t in plan.project],
-            project_attempts=plan.project_attempts,
-        )
+        solo = ManifestSolo.of({n: (list(p.items), p.attempts) for n, p in plan.games.items()})
     return Manifest(
         name=night.name,
         seed=night.seed,
@@ -94,7 +90,7 @@ def manifest_for(night: Night, jobs: list[MatchJob], plan: SoloPlan | None = Non
             ManifestEntrant(
                 name=e.name,
                 kind="policy" if e.policy is not None else "command",
-                solo=[g for g in ("golf", "commit0", "project") if e.template(g) is not None],
+                solo=[g for g in NIGHT_GAMES if e.template(g) is not None],
             )
             for e in night.entrants
         ],
@@ -131,7 +127,7 @@ async def run_night(
         sandbox=options.sandbox,
         accept_weak_sandbox=options.accept_weak_sandbox,
     )
-    plan = solo_plan(night)
+    plan = night_plan(night)
     replays_dir = options.replays_root / night.name
     replays_dir.mkdir(parents=True, exist_ok=True)
     os.chmod(replays_dir, 0o700)  # the night's files and key: no bot uid may enter
@@ -189,7 +185,7 @@ async def run_night(
         progress_stream.write(line + "\n")
         progress_stream.flush()
 
-    solo = await run_solo(
+    solo = await score_jobs(
         night, plan, replays_dir, parallel=options.parallel or night.parallel, report=report,
         key=key,
     )
