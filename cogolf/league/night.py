@@ -23,7 +23,7 @@ from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES
 from cogolf.engine import rules
 from cogolf.league.nightfields import NightError, Reader, error, kind, resolve
 from cogolf.league.sections import (
-    NIGHT_GAMES,
+    night_games,
     parse_sections,
     submission_path,
     submission_template,
@@ -52,9 +52,8 @@ TOP_LEVEL_FIELDS = (
     "parallel",
     "address",
     "entrant",
-    *NIGHT_GAMES,
 )
-ENTRANT_FIELDS = ("name", "policy", "command", "workdir", "env", *NIGHT_GAMES)
+ENTRANT_FIELDS = ("name", "policy", "command", "workdir", "env")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 MAX_ENV = 64
 
@@ -172,7 +171,7 @@ def _entrant(
     if not isinstance(table, dict):
         raise error(file, lines, at, "must be a table ([[entrant]])")
     r = Reader(file, lines, table, at)
-    r.check_known(ENTRANT_FIELDS)
+    r.check_known((*ENTRANT_FIELDS, *night_games()))
     name = r.string("name", required=True)
     assert name is not None
     if not NAME_PATTERN.match(name):
@@ -197,7 +196,7 @@ def _entrant(
         line=lines.get(at, 0),
         submissions={
             game: text
-            for game in NIGHT_GAMES
+            for game in night_games()
             if (text := submission_template(r, game, sections)) is not None
         },
         workdir=resolve(base, r.string("workdir") or ".").resolve() if "workdir" in table else None,
@@ -222,7 +221,7 @@ def parse_night(path: Path, text: str | None = None) -> Night:
     lines = key_lines(text)
     base = path.parent
     r = Reader(path, lines, doc, ())
-    r.check_known(TOP_LEVEL_FIELDS)
+    r.check_known((*TOP_LEVEL_FIELDS, *night_games()))
     name = r.string("name", required=True)
     assert name is not None
     if not NAME_PATTERN.match(name):

@@ -41,7 +41,7 @@ from cogolf.league.records import (
 from cogolf.league.resume import verified_results
 from cogolf.league.schedule import schedule
 from cogolf.league.scoring import JobsRun, score_jobs
-from cogolf.league.sections import NIGHT_GAMES
+from cogolf.league.sections import night_games
 from cogolf.league.standings import DEFAULT_ANCHOR
 
 log = structlog.get_logger("cogolf.league")
@@ -90,7 +90,7 @@ def manifest_for(night: Night, jobs: list[MatchJob], plan: NightPlan | None = No
             ManifestEntrant(
                 name=e.name,
                 kind="policy" if e.policy is not None else "command",
-                solo=[g for g in NIGHT_GAMES if e.template(g) is not None],
+                solo=[g for g in night_games() if e.template(g) is not None],
             )
             for e in night.entrants
         ],

@@ -30,7 +30,10 @@ from cogolf.league.nightfields import Reader, error
 from cogolf.league.tomllines import Path as KeyPath
 from cogolf.nightfiles import resolve
 
-NIGHT_GAMES: tuple[str, ...] = tuple(NIGHT)
+
+def night_games() -> tuple[str, ...]:
+    """The games a night file may have a section for, in the order of their tables."""
+    return tuple(NIGHT)
 
 
 def night_game(name: str) -> NightGame:
