@@ -277,6 +277,7 @@ def bench_command(args: argparse.Namespace) -> int:
             parallel=args.parallel,
             sandbox=args.sandbox,
             accept_weak_sandbox=args.accept_weak_sandbox,
+            pooled=not args.process_per_seat,
         )
     except ValueError as exc:
         return _fail(str(exc))

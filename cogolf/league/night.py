@@ -109,7 +109,16 @@ class Night:
 
 
 def default_parallel() -> int:
-    return os.cpu_count() or 1
+    """Matches at once when the night file does not say: the night's matches share one
+    server whose sandbox runs 2 batches per core at most; two matches per core keep that
+    queue fed while others wait on their bots, without oversubscribing the cores."""
+    return 2 * (os.cpu_count() or 1)
+
+
+def cpu_parallel(night: Night) -> int:
+    """Jobs at once for work that is all CPU (scoring files, re-proving replays): the
+    night file's `parallel` when it sets one, else one per core."""
+    return night.parallel if ("parallel",) in night.lines else (os.cpu_count() or 1)
 
 
 def _policy_ref(reader: Reader, base: Path, ref: str) -> str:

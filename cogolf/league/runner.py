@@ -22,10 +22,10 @@ import structlog
 
 from cogolf.deck import Deck
 from cogolf.league.executors import Attempt, Outcome, run_jobs
+from cogolf.league.host import NightHost
 from cogolf.league.jobs import MatchJob
-from cogolf.league.night import Night
+from cogolf.league.night import Night, cpu_parallel
 from cogolf.league.plan import NightPlan, night_plan
-from cogolf.league.play import play_match
 from cogolf.league.progress import Progress
 from cogolf.league.proof import Checks, night_key, remember_played
 from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
@@ -56,6 +56,7 @@ class RunOptions:
     parallel: int | None = None  # overrides the night file's
     samples: int = BOOTSTRAP_SAMPLES
     verify: bool = True  # re-resolve finished replays before keeping them
+    pooled: bool = True  # policy entrants play from one bot process each (`league.host`)
 
 
 @dataclass
@@ -115,10 +116,11 @@ async def run_night(
     options: RunOptions,
     progress_stream: TextIO,
     *,
-    attempt: Attempt = play_match,
+    attempt: Attempt | None = None,
     in_flight: int | None = None,
 ) -> NightRun:
-    """Play every match of `night` not already done. `attempt` picks the executor;
+    """Play every match of `night` not already done. `attempt` picks the executor
+    (default: this machine, one server and pooled bots for the night, `league.host`);
     `in_flight` bounds attempts at once (default: the night's `parallel`; Ray passes a
     larger bound and lets its own scheduler place tasks on free CPUs)."""
     jobs = schedule(
@@ -143,7 +145,7 @@ async def run_night(
         deck,
         sandbox_mode=options.sandbox,
         accept_weak_sandbox=options.accept_weak_sandbox,
-        parallel=options.parallel or night.parallel,
+        parallel=options.parallel or cpu_parallel(night),
         verify=options.verify,
     )
     todo: list[MatchJob] = []
@@ -174,7 +176,15 @@ async def run_night(
         else:
             marker.unlink(missing_ok=True)
 
-    outcomes = await run_jobs(todo, replays_dir, attempt=attempt, parallel=parallel, on_done=done)
+    if attempt is None:
+        async with NightHost(replays_dir, sandbox=options.sandbox,
+                             accept_weak_sandbox=options.accept_weak_sandbox,
+                             pooled=options.pooled) as host:
+            outcomes = await run_jobs(todo, replays_dir, attempt=host.play, parallel=parallel,
+                                      on_done=done, on_retry=progress.retried)
+    else:
+        outcomes = await run_jobs(todo, replays_dir, attempt=attempt, parallel=parallel,
+                                  on_done=done, on_retry=progress.retried)
     # What this runner played, or re-verified, is proved: the standings need not re-resolve it.
     proved = [o.job.replay_name for o in outcomes.values() if o.result is not None]
     if options.verify:
@@ -186,11 +196,11 @@ async def run_night(
         progress_stream.flush()
 
     solo = await score_jobs(
-        night, plan, replays_dir, parallel=options.parallel or night.parallel, report=report,
+        night, plan, replays_dir, parallel=options.parallel or cpu_parallel(night), report=report,
         key=key,
     )
     checks = Checks(deck, options.sandbox, options.accept_weak_sandbox,
-                    options.parallel or night.parallel)
+                    options.parallel or cpu_parallel(night))
     doc = await asyncio.to_thread(
         standings_for_dir, replays_dir, None, samples=options.samples, checks=checks
     )

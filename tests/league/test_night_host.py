@@ -1,0 +1,102 @@
+"""A night on one server with pooled bots: the same replays as a server per match, and a
+bot that dies before connecting costs its own start-up, not a timeout."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import time
+from pathlib import Path
+
+from cogolf.league.botwall import bot_python
+from cogolf.league.checks import check_night
+from cogolf.league.executors import run_jobs
+from cogolf.league.host import NightHost
+from cogolf.league.night import parse_night
+from cogolf.league.runner import RunOptions, run_night
+from cogolf.league.schedule import schedule
+from cogolf.replay import read_replay, without_wall_clock
+
+NIGHT = """\
+name = "{name}"
+seed = 7
+holes = {holes}
+parallel = 2
+
+[[entrant]]
+name = "literalist"
+policy = "literalist"
+
+[[entrant]]
+name = "hybrid"
+policy = "cogolf.league.sample_bots:Hybrid"
+
+[[entrant]]
+name = "{third}"
+command = {command}
+"""
+
+
+def write(bot_dir: Path, name: str, holes: int, third: str, command: list[str]) -> Path:
+    path = bot_dir / f"{name}.toml"
+    path.write_text(NIGHT.format(name=name, holes=holes, third=third,
+                                 command=json.dumps(command)))
+    return path
+
+
+def records(path: Path) -> list[object]:
+    replay = read_replay(path)
+    return [without_wall_clock(r) for r in (replay.header, *replay.events, replay.result)]
+
+
+def test_one_server_and_pooled_bots_play_the_replays_of_a_server_per_match(
+    tmp_path: Path, bot_dir: Path
+) -> None:
+    command = [bot_python(), "-m", "cogolf", "bot", "--url", "{url}", "--policy", "pedant"]
+    night = parse_night(write(bot_dir, "same", 2, "procbot", command))
+    jobs = schedule(night, check_night(night).digest)
+    old = asyncio.run(run_jobs(jobs, tmp_path / "old", parallel=2))  # a server per match
+
+    async def hosted() -> tuple[dict[str, object], int]:
+        async with NightHost(tmp_path / "new") as host:
+            out = await run_jobs(jobs, tmp_path / "new", attempt=host.play, parallel=2)
+            return dict(out), host.bot_starts
+
+    new, starts = asyncio.run(hosted())
+    assert all(o.result is not None for o in (*old.values(), *new.values()))
+    for job in jobs:
+        assert records(tmp_path / "new" / job.replay_name) == records(
+            tmp_path / "old" / job.replay_name), job.match_id
+    # One process for each policy entrant for the whole night; the command bot keeps its own.
+    assert starts == 2
+    assert sorted(p.name for p in (tmp_path / "new" / "logs" / "pool").iterdir()) == [
+        "hybrid.log", "literalist.log"]
+    assert len(list((tmp_path / "new" / "logs").glob("*.procbot.log"))) == 4
+
+
+def test_a_bot_that_dies_at_start_costs_its_start_up_not_a_timeout(
+    tmp_path: Path, bot_dir: Path
+) -> None:
+    """Each void match is two attempts of a bot that exits at once. Waiting out the other
+    bot's 10 s exit grace per attempt cost over 20 s per void match; noticing the exit
+    costs about two process starts. The bound is loose for a loaded machine."""
+    crash = [bot_python(), "-c", "import sys; print('dying on purpose'); sys.exit(3)"]
+    night = parse_night(write(bot_dir, "crash", 1, "crasher", crash))
+    deck = check_night(night)
+    progress = io.StringIO()
+    options = RunOptions(replays_root=tmp_path / "replays", league_root=tmp_path / "league",
+                         parallel=1, samples=10)
+    started = time.monotonic()
+    run = asyncio.run(run_night(night, deck, options, progress))
+    elapsed = time.monotonic() - started
+    assert len(run.void) == 4 and len(run.outcomes) == 6
+    for mid in run.void:
+        outcome = run.outcomes[mid]
+        assert outcome.attempts == 2
+        assert "before connecting (crasher)" in (outcome.void_cause or "")
+        assert "dying on purpose" in (outcome.void_cause or "")
+    # Four void matches one at a time, plus two played ones and the standings.
+    assert elapsed < 4 * 6.0 + 15.0, elapsed
+    last = progress.getvalue().splitlines()[-1]
+    assert "6/6 (4 void, 4 retried)" in last
