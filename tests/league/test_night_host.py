@@ -100,3 +100,50 @@ def test_a_bot_that_dies_at_start_costs_its_start_up_not_a_timeout(
     assert elapsed < 4 * 6.0 + 15.0, elapsed
     last = progress.getvalue().splitlines()[-1]
     assert "6/6 (4 void, 4 retried)" in last
+
+
+SUICIDAL = """\
+import os
+
+
+def play(observation):
+    os._exit(7)  # the whole pooled process goes, mid-match
+"""
+
+
+def test_a_pooled_bot_that_dies_mid_match_costs_fallbacks_and_is_started_again(
+    tmp_path: Path, bot_dir: Path
+) -> None:
+    (bot_dir / "suicidal.py").write_text(SUICIDAL)
+    (bot_dir / "night.toml").write_text("""\
+name = "dies"
+seed = 2
+holes = 2
+hole_deadline = 1.0
+retry_deadline = 0.5
+parallel = 1
+
+[[entrant]]
+name = "literalist"
+policy = "literalist"
+
+[[entrant]]
+name = "suicidal"
+policy = "suicidal.py:play"
+""")
+    night = parse_night(bot_dir / "night.toml")
+    jobs = schedule(night, check_night(night).digest)
+
+    async def hosted() -> tuple[dict[str, object], int]:
+        async with NightHost(tmp_path / "r") as host:
+            out = await run_jobs(jobs, tmp_path / "r", attempt=host.play, parallel=1)
+            return dict(out), host.pools["suicidal"].starts
+
+    outcomes, starts = asyncio.run(hosted())
+    # It connected before dying: its holes are the server's fallback, never a void match.
+    assert all(o.result is not None for o in outcomes.values())  # type: ignore[attr-defined]
+    for job in jobs:
+        result = read_replay(tmp_path / "r" / job.replay_name).result
+        assert result is not None
+        assert result.fallbacks[job.names.index("suicidal")] == 2
+    assert starts == 2  # one per match: the next seat found it gone and started another
