@@ -109,16 +109,12 @@ class Night:
 
 
 def default_parallel() -> int:
-    """Matches at once when the night file does not say: the night's matches share one
-    server whose sandbox runs 2 batches per core at most; two matches per core keep that
-    queue fed while others wait on their bots, without oversubscribing the cores."""
-    return 2 * (os.cpu_count() or 1)
-
-
-def cpu_parallel(night: Night) -> int:
-    """Jobs at once for work that is all CPU (scoring files, re-proving replays): the
-    night file's `parallel` when it sets one, else one per core."""
-    return night.parallel if ("parallel",) in night.lines else (os.cpu_count() or 1)
+    """Matches at once when the night file does not say: one per core. The night's
+    matches share one server whose sandbox queue runs 2 batches per core; a match keeps
+    about two batches going while it resolves a hole, so one match per core keeps the
+    queue fed, and more only oversubscribes the cores (`cogolf bench league --parallel`
+    measured 2 and 4 per core no faster than 1 on a busy 2-core machine)."""
+    return os.cpu_count() or 1
 
 
 def _policy_ref(reader: Reader, base: Path, ref: str) -> str:

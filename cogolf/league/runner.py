@@ -24,7 +24,7 @@ from cogolf.deck import Deck
 from cogolf.league.executors import Attempt, Outcome, run_jobs
 from cogolf.league.host import NightHost
 from cogolf.league.jobs import MatchJob
-from cogolf.league.night import Night, cpu_parallel
+from cogolf.league.night import Night
 from cogolf.league.plan import NightPlan, night_plan
 from cogolf.league.progress import Progress
 from cogolf.league.proof import Checks, night_key, remember_played
@@ -145,7 +145,7 @@ async def run_night(
         deck,
         sandbox_mode=options.sandbox,
         accept_weak_sandbox=options.accept_weak_sandbox,
-        parallel=options.parallel or cpu_parallel(night),
+        parallel=options.parallel or night.parallel,
         verify=options.verify,
     )
     todo: list[MatchJob] = []
@@ -196,11 +196,11 @@ async def run_night(
         progress_stream.flush()
 
     solo = await score_jobs(
-        night, plan, replays_dir, parallel=options.parallel or cpu_parallel(night), report=report,
+        night, plan, replays_dir, parallel=options.parallel or night.parallel, report=report,
         key=key,
     )
     checks = Checks(deck, options.sandbox, options.accept_weak_sandbox,
-                    options.parallel or cpu_parallel(night))
+                    options.parallel or night.parallel)
     doc = await asyncio.to_thread(
         standings_for_dir, replays_dir, None, samples=options.samples, checks=checks
     )
