@@ -29,6 +29,7 @@ import structlog
 from cogolf.deck import Deck
 from cogolf.league.botwall import BotSetupError
 from cogolf.league.jobs import MatchJob, Seat
+from cogolf.league.night import MAX_PARALLEL
 from cogolf.league.play import (
     CONNECT_TIMEOUT,
     LOGS_DIR,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger("cogolf.league")
 
 POOL_EXIT_GRACE = 10.0  # seconds a pooled bot has to finish once its input is closed
+SEATS_PER_ADDRESS = 4 * MAX_PARALLEL + 16  # seats and their reconnections, all from loopback
 
 
 class BotPool:
@@ -162,6 +164,8 @@ class NightHost:
                         accept_weak_sandbox=self.accept_weak_sandbox,
                         connect_timeout=CONNECT_TIMEOUT,
                         resume=False,
+                        # Every bot connects from loopback, two seats per match at once.
+                        max_connections_per_address=SEATS_PER_ADDRESS,
                     )
                 )
                 self.deck = deck
