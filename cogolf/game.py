@@ -12,8 +12,14 @@ Two kinds of game share the interface:
   `cogolf schema` prints), creates a hosted match from a `POST /matches` body,
   resumes one from its metadata file, and the hosted match drives, journals,
   summarizes (`GET /matches/{id}`) and feeds spectators;
-- an *offline* game (Commit-0, project attempts, and golf's file submissions)
-  scores a submission into a result document the league collects and tabulates.
+- an *offline* game (Commit-0, project attempts) scores a submission into a
+  result document;
+- a *night* game (golf's file submissions, Commit-0, project attempts) is the
+  part of a game a league night plays from submitted files: it reads its
+  night-file section, lists what it plays, scores one entrant's submission into
+  a result file, reads result files back and makes its table of the standings.
+  The league's one path (schedule, execute, collect, verify, tabulate) is written
+  against it; the combined table is a function over every game's `GameTable`.
 
 The hole collector (`cogolf.engine.collect`) is generic over seats, so a live
 game's driver reuses it; the engine's rules stay pure.
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -115,6 +122,147 @@ class OfflineGame(Protocol):
 
     def table(self, records: list[Any]) -> list[Any]:
         """Rows best first; each has `to_json()`."""
+        ...
+
+
+class SectionError(Exception):
+    """A problem with one field of a game's night-file section; `at` is the field's path
+    below the section (e.g. `("tasks", 2)`), so the league can name its line."""
+
+    def __init__(self, at: tuple[str | int, ...], problem: str) -> None:
+        super().__init__(problem)
+        self.at, self.problem = at, problem
+
+
+class JobFault(Exception):
+    """A night job that could not be played; `retry` is False when trying again cannot help."""
+
+    def __init__(self, cause: str, *, retry: bool = True) -> None:
+        super().__init__(cause)
+        self.cause, self.retry = cause, retry
+
+
+class ResultFileError(ValueError):
+    """A result file that cannot count; the message names the file and the reason."""
+
+
+class Section(Protocol):
+    """The league's reader of one night-file table: every error names file, line and field."""
+
+    def fail(self, key: str | None, problem: str) -> Exception: ...
+
+    def string(self, key: str, default: str | None = None, *, required: bool = False) -> str | None:
+        ...
+
+    def string_list(self, key: str, *, required: bool = False) -> list[str]: ...
+
+    def integer(self, key: str, default: int, low: int, high: int) -> int: ...
+
+    def number(self, key: str, default: float, high: float) -> float: ...
+
+    def boolean(self, key: str, default: bool) -> bool: ...
+
+
+@dataclass(frozen=True)
+class GamePlan:
+    """What a night plays of one game: its items (courses, tasks) and attempts of each."""
+
+    items: tuple[str, ...]
+    attempts: int  # of each item, in games with attempts; 0 in the others
+    state: Any = None  # the game's own loaded tasks or settings, handed to its session
+
+
+@dataclass(frozen=True)
+class NightJob:
+    """One result file of a night: an entrant's submission for one item (and attempt)."""
+
+    game: str
+    entrant: str
+    item: str  # the course or task name
+    attempt: int  # counts from 1 in games with attempts; 0 in the others
+    submission: Path
+
+    @property
+    def label(self) -> str:
+        what = f"{self.item} attempt {self.attempt}" if self.attempt else self.item
+        return f"{self.game} {self.entrant} {what}"
+
+
+@dataclass(frozen=True)
+class NightSetup:
+    """What the night plays of a game, as the standings see it (from the manifest or files)."""
+
+    items: tuple[str, ...]
+    attempts: int
+    entrants: frozenset[str] | None  # None: any name found in the files
+
+
+@dataclass
+class GameTable:
+    """One game's part of the standings: its document and, for the combined table, a
+    sort key (lower is better) for each entrant with a complete result in it."""
+
+    doc: dict[str, Any]
+    keys: dict[str, tuple[float, ...]] = field(default_factory=dict)
+
+
+class NightSession(Protocol):
+    """A game's jobs of one night run, sharing what they load once (runners, tasks)."""
+
+    async def prepare(self) -> None: ...
+
+    def kept(self, job: NightJob, path: Path) -> bool:
+        """True when `path` already holds a valid result of this job (resume keeps it)."""
+        ...
+
+    async def play(self, job: NightJob, path: Path) -> str:
+        """Score the job into `path`; a one-line summary. JobFault when it cannot be played."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class NightGame(Protocol):
+    """The part of a game a league night plays from submitted files."""
+
+    name: str  # its night-file section, entrant field and results folder
+    fields: tuple[str, ...]  # the fields of its section
+    placeholders: tuple[str, ...]  # of an entrant's path template
+    with_attempts: bool  # several attempts per item, numbered in the file names
+    patch_files: bool  # a submission may be one file, not only a folder
+
+    def parse_section(self, section: Section, base: Path) -> Any:
+        """The section's settings; errors through `section.fail` or SectionError."""
+        ...
+
+    def plan(self, settings: Any, *, check_toolchains: bool) -> GamePlan:
+        """Load what the night plays; SectionError naming the field when it cannot."""
+        ...
+
+    def template_fields(self, item: str, attempt: int) -> dict[str, str | int]: ...
+
+    def result_name(self, entrant: str, item: str, attempt: int, night: str) -> str: ...
+
+    def session(self, plan: GamePlan, night_dir: Path, night: str) -> NightSession: ...
+
+    def read_result(self, path: Path, night: str, source: str) -> Any:
+        """A result file of this night, checked; ResultFileError otherwise."""
+        ...
+
+    def result_key(self, record: Any) -> tuple[str, str, int]:
+        """(entrant, item, attempt) of a record."""
+        ...
+
+    def table(self, records: list[Any], setup: NightSetup, void: list[dict[str, Any]],
+              problems: list[str]) -> GameTable: ...
+
+    def default_setup(self, records: list[Any]) -> NightSetup:
+        """What the night played, inferred from the files (a folder without a manifest)."""
+        ...
+
+    def render(self, doc: dict[str, Any]) -> list[str]:
+        """Its table as text, from the standings document alone."""
         ...
 
 

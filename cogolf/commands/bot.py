@@ -54,11 +54,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="public deck for the scripted baselines (default: the core pack)",
     )
+    p.add_argument(
+        "--seats-from-stdin",
+        action="store_true",
+        help="play many seats at once: one seat URL per line of standard input (a league "
+        "night's pooled bot); exit when the input closes and every seat is done",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     configure()
+    if args.seats_from_stdin:
+        from cogolf.bots.pool import play_seats
+
+        try:
+            load_policy(args.policy, deck_dir=args.deck)  # a policy that cannot load: say so now
+        except PolicyError as exc:
+            print(f"cogolf: {exc}", file=sys.stderr)
+            return 2
+        return asyncio.run(play_seats(args.policy, args.deck))
     if not args.url:
         print("cogolf: --url (or COGOLF_URL) is required", file=sys.stderr)
         return 2

@@ -20,13 +20,13 @@ from cogolf.commands.league_publish import register_publish
 from cogolf.league.bench import add_bench_arguments, format_bench, run_bench
 from cogolf.league.checks import check_night
 from cogolf.league.night import NightError, parse_night
+from cogolf.league.plan import night_plan
 from cogolf.league.proof import Checks
 from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
 from cogolf.league.ray_executor import RayAttempt, RayUnavailable
 from cogolf.league.resume import VerifyUnavailable
 from cogolf.league.runner import RunOptions, run_night
 from cogolf.league.schedule import schedule
-from cogolf.league.solo_plan import solo_plan
 from cogolf.league.table import render
 from cogolf.logs import configure
 from cogolf.replay import ReplayError
@@ -256,7 +256,7 @@ def check_command(args: argparse.Namespace) -> int:
     except NightError as exc:
         return _fail(str(exc))
     jobs = schedule(night, deck.digest)
-    plan = solo_plan(night)
+    plan = night_plan(night)
     if args.json:
         print(json.dumps({
             "night": night.name, "entrants": [e.name for e in night.entrants],
@@ -302,6 +302,7 @@ def bench_command(args: argparse.Namespace) -> int:
             parallel=args.parallel,
             sandbox=args.sandbox,
             accept_weak_sandbox=args.accept_weak_sandbox,
+            pooled=not args.process_per_seat,
         )
     except ValueError as exc:
         return _fail(str(exc))

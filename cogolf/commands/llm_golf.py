@@ -36,8 +36,7 @@ COMPLETE = ".complete"  # written last: the folder holds every hole the model pl
 async def _play_course(
     night: Night, entrant: str, policy: str, course: str, folder: Path, replays: Path
 ) -> None:
-    assert night.solo.golf is not None
-    golf = night.solo.golf
+    golf = night.sections["golf"]
     config = GolfConfig(
         course=course,
         model=entrant,
@@ -66,8 +65,9 @@ async def _play_course(
 
 def play_llm_golf(night: Night, replays_root: Path, report: Callable[[str], None]) -> Night:
     """The night with each `llm` entrant's golf template pointing at its played courses."""
-    if night.solo.golf is None or not any(
-        e.policy and e.policy.startswith(PREFIX) and e.golf is None for e in night.entrants
+    if "golf" not in night.sections or not any(
+        e.policy and e.policy.startswith(PREFIX) and e.template("golf") is None
+        for e in night.entrants
     ):
         return night
     night_dir = (Path(replays_root) / night.name).resolve()
@@ -76,13 +76,13 @@ def play_llm_golf(night: Night, replays_root: Path, report: Callable[[str], None
     replays = night_dir / TRANSCRIPTS_DIR / GOLF_DIR  # live replays; transcripts in its llm/
     entrants = []
     for e in night.entrants:
-        if not (e.policy and e.policy.startswith(PREFIX)) or e.golf is not None:
+        if not (e.policy and e.policy.startswith(PREFIX)) or e.template("golf") is not None:
             entrants.append(e)
             continue
         base = replays / e.name
-        for course in night.solo.golf.courses:
+        for course in night.sections["golf"].courses:
             if not (base / course / COMPLETE).is_file():
                 report(f"golf: {e.name} plays the {course} course live")
                 asyncio.run(_play_course(night, e.name, e.policy, course, base / course, replays))
-        entrants.append(replace(e, golf=f"{base}/{{course}}/"))
+        entrants.append(replace(e, submissions={**e.submissions, "golf": f"{base}/{{course}}/"}))
     return replace(night, entrants=tuple(entrants))

@@ -1,9 +1,13 @@
 """The league benchmark: an N-entrant night of instant scripted bots, timed.
 
 It measures the league's own overhead around real matches (scheduling, the
-parallel executor, replay checks, standings with bootstrap ratings), so it uses
-bots that answer at once. `cogolf bench league` and `cogolf league bench` both
-call `run_bench`.
+parallel executor, the night's server and pooled bots, replay checks, standings
+with bootstrap ratings), so it uses bots that answer at once. Beside the totals
+it says where the matches' time went (this process's CPU: server, journal,
+league; child processes' CPU: bots and sandbox; sandbox batches running and
+queued) and runs `bench server` in the same run, so the league's seconds per
+match can be read against the server's alone on the same machine and load.
+`cogolf bench league` and `cogolf league bench` both call `run_bench`.
 """
 
 from __future__ import annotations
@@ -12,16 +16,21 @@ import argparse
 import asyncio
 import io
 import itertools
+import resource
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES, load
+from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES, Deck, load
 from cogolf.engine import rules
+from cogolf.games.registry import LIVE
+from cogolf.league.host import NightHost
+from cogolf.league.jobs import MatchJob
 from cogolf.league.night import MIN_ENTRANTS, Entrant, Night, default_parallel
 from cogolf.league.publish import standings_for_dir
-from cogolf.league.runner import RunOptions, run_night
+from cogolf.league.runner import NightRun, RunOptions, run_night
+from cogolf.server.bench import bench_server
 
 BENCH_POLICIES = (
     "literalist",
@@ -63,8 +72,12 @@ def run_bench(
     sandbox: str = "fork",
     accept_weak_sandbox: bool = False,
     workdir: Path | None = None,
+    pooled: bool = True,
+    compare_server: bool = True,
 ) -> dict[str, Any]:
-    """Play the night in `workdir` (a fresh temporary folder by default) and time it."""
+    """Play the night in `workdir` (a fresh temporary folder by default) and time it:
+    the whole run, the matches, where their time went, then `bench server` in the same
+    run for the per-match figure of the server alone."""
     if entrants < MIN_ENTRANTS:
         raise ValueError(f"--entrants must be at least {MIN_ENTRANTS}, got {entrants}")
     parallel = parallel or default_parallel()
@@ -78,24 +91,93 @@ def run_bench(
             sandbox=sandbox,
             accept_weak_sandbox=accept_weak_sandbox,
         )
+        spent = _Spent()
         started = time.perf_counter()
-        run = asyncio.run(run_night(night, deck, options, io.StringIO()))
+        run = asyncio.run(_night(night, deck, options, spent, pooled))
         total = time.perf_counter() - started
+        journal_bytes = sum(p.stat().st_size for p in run.replays_dir.glob("*.ndjson"))
         t0 = time.perf_counter()
         standings_for_dir(run.replays_dir)
         standings_seconds = time.perf_counter() - t0
     played = len(run.outcomes) - len(run.void)
-    return {
+    matches_wall = spent.last - spent.first if spent.first else 0.0
+    out: dict[str, Any] = {
         "entrants": entrants,
         "holes": holes,
         "parallel": parallel,
+        "pooled_bots": pooled,
         "matches": len(run.jobs),
         "played": played,
         "void": len(run.void),
         "total_seconds": round(total, 3),
         "matches_per_second": round(len(run.jobs) / total, 3) if total > 0 else None,
         "standings_seconds": round(standings_seconds, 3),
+        "time": {
+            "matches_seconds": round(matches_wall, 3),
+            "matches_per_second_while_playing": round(len(run.jobs) / matches_wall, 3)
+            if matches_wall > 0 else None,
+            "seconds_per_match": round(matches_wall / len(run.jobs), 4) if run.jobs else None,
+            "around_matches_seconds": round(total - matches_wall, 3),  # schedule, checks, proofs
+            "this_process_cpu_seconds": round(spent.cpu, 3),  # server, journal, league
+            "child_cpu_seconds": round(spent.child_cpu, 3),  # bots, launchers, sandbox
+            "sandbox_batches": spent.batches,
+            "sandbox_busy_seconds": round(spent.busy, 3),  # summed over batches at once
+            "sandbox_queue_wait_seconds": round(spent.wait, 3),
+            "bot_processes_started": spent.bot_starts,
+            "journal_bytes": journal_bytes,
+        },
     }
+    if compare_server:
+        server = asyncio.run(bench_server(deck, games=LIVE, matches=parallel, holes=holes,
+                                          sandbox_mode=sandbox, accept_weak=accept_weak_sandbox))
+        out["server"] = {
+            "matches": server["matches"],
+            "matches_per_second": server["matches_per_second"],
+            "seconds_per_match": round(server["seconds"] / server["matches"], 4),
+        }
+    return out
+
+
+class _Spent:
+    """What the matches of a bench night cost, filled in by `_night`."""
+
+    first = last = cpu = child_cpu = cpu_end = child_cpu_end = busy = wait = 0.0
+    batches = bot_starts = 0
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def _night(night: Night, deck: Deck, options: RunOptions, spent: _Spent,
+                 pooled: bool) -> NightRun:
+    host = NightHost(options.replays_root / night.name, sandbox=options.sandbox,
+                     accept_weak_sandbox=options.accept_weak_sandbox, pooled=pooled)
+
+    async def timed(job: MatchJob, replays_dir: Path) -> Path:
+        now = time.perf_counter()
+        if not spent.first:
+            spent.first, spent.cpu, spent.child_cpu = now, time.process_time(), _child_cpu()
+        try:
+            return await host.play(job, replays_dir)
+        finally:
+            spent.last = time.perf_counter()
+            spent.cpu_end, spent.child_cpu_end = time.process_time(), _child_cpu()
+            queue = host.server.registry.sandbox if host.server is not None else None
+            spent.batches = getattr(queue, "batches", 0)
+            spent.busy = getattr(queue, "busy_seconds", 0.0)
+            spent.wait = getattr(queue, "wait_seconds", 0.0)
+
+    try:
+        run = await run_night(night, deck, options, io.StringIO(), attempt=timed)
+    finally:
+        spent.bot_starts = host.bot_starts
+        await host.close()
+    # Over the matches only (a pooled bot's CPU counts once it has exited: at the end).
+    spent.cpu = spent.cpu_end - spent.cpu
+    spent.child_cpu = _child_cpu() - spent.child_cpu
+    return run
 
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,14 +186,37 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--parallel", type=int, default=None, metavar="N", help="default: the number of cores"
     )
+    parser.add_argument(
+        "--process-per-seat",
+        action="store_true",
+        help="start a bot process for every seat instead of one per policy entrant",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def format_bench(numbers: dict[str, Any]) -> str:
-    return (
+    t = numbers["time"]
+    lines = [
         f"league bench: {numbers['entrants']} entrants, {numbers['matches']} matches "
         f"({numbers['played']} played, {numbers['void']} void) of {numbers['holes']} holes, "
-        f"parallel {numbers['parallel']}\n"
+        f"parallel {numbers['parallel']}"
+        + ("" if numbers["pooled_bots"] else ", a bot process per seat"),
         f"  total {numbers['total_seconds']:.2f} s, {numbers['matches_per_second']} matches/s, "
-        f"standings {numbers['standings_seconds']:.2f} s"
-    )
+        f"standings {numbers['standings_seconds']:.2f} s",
+        f"  matches   {t['matches_seconds']:.2f} s, {t['matches_per_second_while_playing']} "
+        f"matches/s, {t['seconds_per_match']} s per match; around them "
+        f"{t['around_matches_seconds']:.2f} s (checks, proofs, standings)",
+        f"  where     this process (server, journal, league) {t['this_process_cpu_seconds']:.2f} "
+        f"s CPU; child processes (bots, sandbox) {t['child_cpu_seconds']:.2f} s CPU",
+        f"  sandbox   {t['sandbox_batches']} batches, {t['sandbox_busy_seconds']:.2f} s running, "
+        f"{t['sandbox_queue_wait_seconds']:.2f} s queued",
+        f"  bots      {t['bot_processes_started']} pooled processes started; "
+        f"journal {t['journal_bytes'] // 1024} KiB",
+    ]
+    if "server" in numbers:
+        srv = numbers["server"]
+        lines.append(
+            f"  bench server, same run: {srv['matches']} matches, {srv['matches_per_second']} "
+            f"matches/s, {srv['seconds_per_match']} s per match (league: "
+            f"{t['seconds_per_match']} s per match)")
+    return "\n".join(lines)

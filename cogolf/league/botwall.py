@@ -40,7 +40,7 @@ LOG_CAP = 64 * 1024  # bytes of a bot's output kept per match (the tail)
 TAIL_LINES = 10  # lines of a failed bot's log quoted in the failure
 MAX_TASKS = 64  # threads and processes of one bot together
 MEMORY_BYTES = 1 << 30
-MAX_RELAYED = 16  # connections open at once through the relay
+MAX_RELAYED = 64  # connections open at once through the relay (a pooled bot holds many seats)
 FLUSH_SECONDS = 0.5
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 CGROUP_PREFIX = "bot"
@@ -61,6 +61,7 @@ class BotWall:
     env: tuple[tuple[str, str], ...] = ()  # added to the scrubbed environment
     log: str = ""  # where its output goes (written by the launcher, capped)
     scratch_root: str = ""  # where its scratch folder is made (default: the temp folder)
+    stdin: bool = False  # the bot reads the launcher's stdin (a pooled bot's seat URLs)
 
 
 def wrap(argv: Sequence[str], wall: BotWall) -> list[str]:
@@ -283,7 +284,7 @@ async def _launch(wall: BotWall, argv: list[str], url: str, log: _TailLog) -> in
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=None if wall.stdin else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 cwd=cwd,
@@ -336,6 +337,7 @@ def main(args: list[str]) -> int:
         env=tuple((k, v) for k, v in raw["env"]),
         log=raw["log"],
         scratch_root=raw.get("scratch_root", ""),
+        stdin=bool(raw.get("stdin", False)),
     )
     url = os.environ.get("COGOLF_URL", "")
     log = _TailLog(wall.log)

@@ -15,7 +15,7 @@ from cogolf.deck import Deck, DeckError, load
 from cogolf.league.botwall import BotSetupError, bot_python, import_path, readable_by_bots
 from cogolf.league.night import Night
 from cogolf.league.nightfields import Problems
-from cogolf.league.solo_plan import solo_plan
+from cogolf.league.plan import night_plan
 from cogolf.llm.entrant import PREFIX as LLM_PREFIX
 
 
@@ -89,7 +89,7 @@ def check_night(night: Night) -> Deck:
             with problems.check():
                 check_bot_files(night, idx, packages)
     with problems.check():
-        solo_plan(night)  # solo tasks load, submissions exist, toolchains run
+        night_plan(night)  # tasks load, submissions exist, toolchains run
     problems.raise_any()
     assert deck is not None
     return deck

@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from cogolf.game import GameTable
+
 RULE = (
     "complete entrants (a result in every game) ranked by the mean of their per-game ranks; "
     "per-game ranks are taken among the complete entrants, equal keys sharing a rank; "
@@ -32,12 +34,11 @@ def _competition(ordered: Sequence[tuple[Any, str]]) -> dict[str, int]:
     return ranks
 
 
-def combined_table(
-    games: Sequence[str],
-    keys: Mapping[str, Mapping[str, tuple[float, ...]]],
-    entrants: Sequence[str],
-) -> dict[str, Any]:
-    """`keys[game][entrant]` orders the entrants complete in `game` (lower is better)."""
+def combined_table(tables: Mapping[str, GameTable], entrants: Sequence[str]) -> dict[str, Any]:
+    """Every game's table, by name in the night's order: `tables[game].keys[entrant]`
+    orders the entrants complete in `game` (lower is better)."""
+    games = list(tables)
+    keys = {g: t.keys for g, t in tables.items()}
     complete = sorted(e for e in entrants if all(e in keys[g] for g in games))
     per_game = {
         g: _competition(sorted((keys[g][e], e) for e in complete)) for g in games

@@ -58,7 +58,12 @@ def judge(job: MatchJob, path: Path) -> m.MatchResult | str:
     return replay.result
 
 
-async def play_with_retry(job: MatchJob, replays_dir: Path, attempt: Attempt) -> Outcome:
+async def play_with_retry(
+    job: MatchJob,
+    replays_dir: Path,
+    attempt: Attempt,
+    on_retry: Callable[[MatchJob], None] | None = None,
+) -> Outcome:
     causes: list[str] = []
     for n in range(1, ATTEMPTS + 1):
         try:
@@ -71,6 +76,8 @@ async def play_with_retry(job: MatchJob, replays_dir: Path, attempt: Attempt) ->
             return Outcome(job, verdict, None, n)
         log.warning("match_attempt_failed", match_id=job.match_id, attempt=n, cause=verdict)
         causes.append(f"attempt {n}: {verdict}")
+        if n < ATTEMPTS and on_retry is not None:
+            on_retry(job)
     return Outcome(job, None, "; ".join(causes), ATTEMPTS)
 
 
@@ -81,6 +88,7 @@ async def run_jobs(
     attempt: Attempt = play_match,
     parallel: int,
     on_done: Callable[[Outcome], None] | None = None,
+    on_retry: Callable[[MatchJob], None] | None = None,
 ) -> dict[str, Outcome]:
     """Play every job, at most `parallel` at a time; outcomes by match id."""
     if parallel < 1:
@@ -89,7 +97,7 @@ async def run_jobs(
 
     async def one(job: MatchJob) -> Outcome:
         async with gate:
-            outcome = await play_with_retry(job, replays_dir, attempt)
+            outcome = await play_with_retry(job, replays_dir, attempt, on_retry)
         if on_done is not None:
             on_done(outcome)
         return outcome

@@ -21,14 +21,13 @@ from cogolf.bots.policy import builtin_names
 from cogolf.deadlines import MAX_DEADLINE, MAX_MATCH_DEADLINE
 from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES
 from cogolf.engine import rules
-from cogolf.league.night_solo import (
-    SOLO_GAMES,
-    SoloGames,
-    parse_solo,
+from cogolf.league.nightfields import NightError, Problems, Reader, error, kind, resolve
+from cogolf.league.sections import (
+    night_games,
+    parse_sections,
     submission_path,
     submission_template,
 )
-from cogolf.league.nightfields import NightError, Problems, Reader, error, kind, resolve
 from cogolf.league.tomllines import Path as KeyPath
 from cogolf.league.tomllines import key_lines
 from cogolf.llm.config import LLMConfigError
@@ -55,9 +54,8 @@ TOP_LEVEL_FIELDS = (
     "parallel",
     "address",
     "entrant",
-    *SOLO_GAMES,
 )
-ENTRANT_FIELDS = ("name", "policy", "command", "llm", "workdir", "env", *SOLO_GAMES)
+ENTRANT_FIELDS = ("name", "policy", "command", "llm", "workdir", "env")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 MAX_ENV = 64
 
@@ -69,17 +67,14 @@ class Entrant:
     # argv of a bot process: `{url}` is the seat URL, `{python}` the interpreter policy bots run
     command: tuple[str, ...] | None
     line: int  # where its [[entrant]] table starts
-    # Path templates of its solo-game submissions, relative to the night file.
-    golf: str | None = None
-    commit0: str | None = None
-    project: str | None = None
     # A bot's working folder (default: the night file's) and environment additions.
     workdir: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
+    # Path templates of its submissions to the night games, by game, relative to the night file.
+    submissions: dict[str, str] = field(default_factory=dict)
 
     def template(self, game: str) -> str | None:
-        value: str | None = getattr(self, game)
-        return value
+        return self.submissions.get(game)
 
 
 @dataclass(frozen=True)
@@ -98,7 +93,8 @@ class Night:
     parallel: int
     address: str | None
     lines: dict[KeyPath, int]  # where each field was written, for later errors
-    solo: SoloGames = field(default_factory=SoloGames)
+    # The settings of each night game the file has a section for, by game name.
+    sections: dict[str, Any] = field(default_factory=dict)
 
     def error(self, path: KeyPath, problem: str) -> NightError:
         return error(self.path, self.lines, path, problem)
@@ -116,6 +112,11 @@ class Night:
 
 
 def default_parallel() -> int:
+    """Matches at once when the night file does not say: one per core. The night's
+    matches share one server whose sandbox queue runs 2 batches per core; a match keeps
+    about two batches going while it resolves a hole, so one match per core keeps the
+    queue fed, and more only oversubscribes the cores (`cogolf bench league --parallel`
+    measured 2 and 4 per core no faster than 1 on a busy 2-core machine)."""
     return os.cpu_count() or 1
 
 
@@ -194,7 +195,7 @@ def _entrant(
     base: Path,
     idx: int,
     table: Any,
-    solo: SoloGames,
+    sections: dict[str, Any],
     problems: Problems,
 ) -> Entrant | None:
     """The entrant at `idx`; its problems go to `problems` (None when it is no table)."""
@@ -204,7 +205,7 @@ def _entrant(
         return None
     r = Reader(file, lines, table, at)
     with problems.check():
-        r.check_known(ENTRANT_FIELDS)
+        r.check_known((*ENTRANT_FIELDS, *night_games()))
     name = problems.value(lambda: _name(r), "")
     policy = command = None
     if sum(key in table for key in ("policy", "command", "llm")) != 1:
@@ -219,10 +220,6 @@ def _entrant(
             policy = problems.value(lambda: _policy_ref(r, base, ref), None)
     else:
         command = problems.value(lambda: _command(r, table["command"]), None)
-    templates = {
-        game: problems.value(lambda game=game: submission_template(r, game, solo), None)
-        for game in SOLO_GAMES
-    }
     workdir = None
     if "workdir" in table:
         workdir = problems.value(lambda: resolve(base, r.string("workdir") or ".").resolve(), None)
@@ -232,9 +229,13 @@ def _entrant(
         policy=policy,
         command=command,
         line=lines.get(at, 0),
-        golf=templates["golf"],
-        commit0=templates["commit0"],
-        project=templates["project"],
+        submissions={
+            game: text
+            for game in night_games()
+            if (text := problems.value(
+                lambda game=game: submission_template(r, game, sections), None
+            )) is not None
+        },
         workdir=workdir,
         env=env,
     )
@@ -262,7 +263,7 @@ def parse_night(path: Path, text: str | None = None) -> Night:
     problems = Problems(path)
     r = Reader(path, lines, doc, ())
     with problems.check():
-        r.check_known(TOP_LEVEL_FIELDS)
+        r.check_known((*TOP_LEVEL_FIELDS, *night_games()))
     name = problems.value(lambda: _name(r), "")
     if "seed" not in doc:
         problems.add(r.fail(None, "missing required field 'seed'"))
@@ -299,7 +300,7 @@ def parse_night(path: Path, text: str | None = None) -> Night:
     if address is not None and executor != "ray":
         problems.add(r.fail("address", 'only used with executor = "ray"'))
 
-    solo = parse_solo(path, lines, doc, problems)
+    sections = parse_sections(path, lines, doc, problems)
     raw = doc.get("entrant")
     if raw is None:
         problems.add(r.fail(None, f"no entrants: add at least {MIN_ENTRANTS} [[entrant]] tables"))
@@ -317,7 +318,7 @@ def parse_night(path: Path, text: str | None = None) -> Night:
     entrants: list[Entrant] = []
     seen: dict[str, int] = {}
     for idx, table in enumerate(raw):
-        e = _entrant(path, lines, base, idx, table, solo, problems)
+        e = _entrant(path, lines, base, idx, table, sections, problems)
         if e is None:
             continue
         if e.name and e.name in seen:
@@ -347,5 +348,5 @@ def parse_night(path: Path, text: str | None = None) -> Night:
         parallel=parallel,
         address=address,
         lines=lines,
-        solo=solo,
+        sections=sections,
     )

@@ -1,7 +1,7 @@
 """Typed, line-precise access to the fields of a night file.
 
 Shared by the Cogolf part of the night file (`night`) and its solo-game
-sections (`night_solo`), so every error reads the same way: file, line, the
+sections (`sections`), so every error reads the same way: file, line, the
 field's path (`entrant[2].policy`, counted from 0) and what is wrong.
 """
 
@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from cogolf.deadlines import deadline_problem
 from cogolf.league.tomllines import Path as KeyPath
 from cogolf.league.tomllines import line_of
+from cogolf.nightfiles import resolve  # noqa: F401 (re-exported)
 
 T = TypeVar("T")
 
@@ -178,8 +179,3 @@ def kind(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return f"{type(value).__name__} {value!r}"
-
-
-def resolve(base: Path, text: str) -> Path:
-    path = Path(text).expanduser()
-    return path if path.is_absolute() else (base / path)

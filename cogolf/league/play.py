@@ -1,11 +1,14 @@
 """Playing one league match: the only place the league touches the game runtime.
 
-Every executor calls `play_match` and nothing else, so how a match is played
-(a real websocket match, each bot in its own process) is the same for local and
-Ray nights alike. Every bot process runs walled (`botwall`) and its output is
-kept in `logs/<match_id>.<entrant>.log` under the night's folder. The contract is small: play `job`,
-write `replays_dir/<match_id>.ndjson`, return its path. Raise `PlayError` (or
-any exception) only for a failure of the infrastructure before or around the
+An executor's attempt at a match is `play_match` (a server and bot processes for
+this match alone: a Ray task) or `NightHost.play` (`league.host`: one server and
+one pooled bot process per policy entrant for the whole night); both play the
+match through `play_job` here, so a match is the same real websocket match
+either way. Every bot process runs walled (`botwall`) and its output is kept
+under the night's folder: `logs/<match_id>.<entrant>.log` for a bot of one
+match, `logs/pool/<entrant>.log` for a pooled one. The contract is small: play
+`job`, write `replays_dir/<match_id>.ndjson`, return its path. Raise `PlayError`
+(or any exception) only for a failure of the infrastructure before or around the
 match; everything a bot does wrong ends up inside the replay.
 """
 
@@ -14,7 +17,9 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.deck import Deck, DeckError, load
@@ -23,8 +28,13 @@ from cogolf.league.jobs import MatchJob, Seat
 from cogolf.llm.entrant import PREFIX as LLM_PREFIX
 from cogolf.llm.entrant import seat_command as llm_seat_command
 
+if TYPE_CHECKING:
+    from cogolf.server.play import SeatStarter
+    from cogolf.server.run import RunningServer
+
 CONNECT_TIMEOUT = 30.0  # seconds for both bot processes to connect
 LOGS_DIR = "logs"
+POOL_DIR = "pool"  # under LOGS_DIR: one log per pooled bot process
 
 
 class PlayError(RuntimeError):
@@ -33,6 +43,28 @@ class PlayError(RuntimeError):
 
 def log_path(replays_dir: Path, match_id: str, entrant: str) -> Path:
     return Path(replays_dir) / LOGS_DIR / f"{match_id}.{entrant}.log"
+
+
+def pool_log_path(replays_dir: Path, entrant: str) -> Path:
+    return Path(replays_dir) / LOGS_DIR / POOL_DIR / f"{entrant}.log"
+
+
+def policy_wall(policy: str, deck_dir: Path, log: Path, scratch_root: str,
+                *, stdin: bool = False) -> BotWall:
+    """The walls of a policy bot: it may read the pack's public half and its policy file."""
+    import_path()  # fails early, with the reason, when bots cannot read the packages
+    readable = [str(deck_dir)]
+    target = policy.rpartition(":")[0]
+    if target.endswith(".py"):
+        readable.append(target)
+    return BotWall(readable=tuple(readable), log=str(log), scratch_root=scratch_root, stdin=stdin)
+
+
+def pool_command(policy: str, deck_dir: Path, log: Path, scratch_root: str) -> list[str]:
+    """The walled launcher command of a pooled policy bot: seat URLs come on its stdin."""
+    argv = [bot_python(), "-s", "-P", "-m", "cogolf", "bot", "--seats-from-stdin",
+            "--policy", policy, "--deck", str(deck_dir)]
+    return wrap(argv, policy_wall(policy, deck_dir, log, scratch_root, stdin=True))
 
 
 def seat_command(seat: Seat, deck_dir: Path, log: Path, scratch_root: str = "") -> list[str]:
@@ -49,28 +81,45 @@ def seat_command(seat: Seat, deck_dir: Path, log: Path, scratch_root: str = "") 
     assert seat.policy is not None
     if seat.policy.startswith(LLM_PREFIX):
         return llm_seat_command(seat.policy, deck_dir, log)
-    import_path()  # fails early, with the reason, when bots cannot read the packages
-    readable = [str(deck_dir)]
-    target = seat.policy.rpartition(":")[0]
-    if target.endswith(".py"):
-        readable.append(target)
     argv = [bot_python(), "-s", "-P", "-m", "cogolf", "bot", "--url", "{url}",
             "--policy", seat.policy, "--deck", str(deck_dir)]
-    return wrap(argv, BotWall(readable=tuple(readable), log=str(log), scratch_root=scratch_root))
+    return wrap(argv, policy_wall(seat.policy, deck_dir, log, scratch_root))
 
 
-def failed_seat(message: str, job: MatchJob, replays_dir: Path) -> str:
+def failed_seat(message: str, job: MatchJob, replays_dir: Path,
+                logs: Sequence[Path] | None = None) -> str:
     """`message` with the last lines of the failed seat's log, which say why it died."""
     found = re.match(r"seat (\d)", message)
     if not found or int(found.group(1)) > 1:
         return message
-    name = job.names[int(found.group(1))]
-    path = log_path(replays_dir, job.match_id, name)
+    slot = int(found.group(1))
+    name = job.names[slot]
+    path = logs[slot] if logs is not None else log_path(replays_dir, job.match_id, name)
     lines = tail(path)
     if not lines:
         return f"{message} ({name}: no output)"
     shown = "\n    ".join(lines)
-    return f"{message} ({name}); the last lines of {LOGS_DIR}/{path.name}:\n    {shown}"
+    where = path.relative_to(Path(replays_dir)).as_posix() if path.is_relative_to(
+        Path(replays_dir)) else path.name
+    return f"{message} ({name}); the last lines of {where}:\n    {shown}"
+
+
+def job_deck(job: MatchJob) -> Deck:
+    """The pack of `job`, as on disk now; PlayError when it is not the one scheduled."""
+    try:
+        deck = load(Path(job.deck), Path(job.references))
+    except DeckError as exc:
+        raise PlayError(f"cannot load the pack: {exc}") from None
+    check_deck(job, deck)
+    return deck
+
+
+def check_deck(job: MatchJob, deck: Deck) -> None:
+    if deck.digest != job.deck_digest:
+        raise PlayError(
+            f"the pack at {job.deck} changed since the night was scheduled "
+            f"({deck.digest} != {job.deck_digest})"
+        )
 
 
 async def play_match(job: MatchJob, replays_dir: Path) -> Path:
@@ -79,17 +128,10 @@ async def play_match(job: MatchJob, replays_dir: Path) -> Path:
     A server comes up on an ephemeral loopback port for this match alone, and each
     seat is its own process that connects the way any bot would: a policy entrant
     runs `cogolf bot --policy`, a command entrant runs its command with the seat URL
-    as `{url}` and in `COGOLF_URL`; both walled, see `botwall`.
+    as `{url}` and in `COGOLF_URL`; both walled, see `botwall`. (A night played
+    locally shares one server and pooled bots instead: `league.host`.)
     """
-    try:
-        deck = load(Path(job.deck), Path(job.references))
-    except DeckError as exc:
-        raise PlayError(f"cannot load the pack: {exc}") from None
-    if deck.digest != job.deck_digest:
-        raise PlayError(
-            f"the pack at {job.deck} changed since the night was scheduled "
-            f"({deck.digest} != {job.deck_digest})"
-        )
+    deck = job_deck(job)
     replays_dir = Path(replays_dir)
     (replays_dir / LOGS_DIR).mkdir(parents=True, exist_ok=True)
     # The bots' scratch folders live here and go with the match, even when a launcher
@@ -99,26 +141,34 @@ async def play_match(job: MatchJob, replays_dir: Path) -> Path:
         return await _play(job, deck, replays_dir, bots)
 
 
-async def _play(job: MatchJob, deck: Deck, replays_dir: Path, bots: str) -> Path:
-    # Imported here so that reading and ranking replays never needs the server or sandbox.
-    from cogolf.games.registry import LIVE
-    from cogolf.server.play import BotStartError, play_on_server
-    from cogolf.server.requests import CreateMatch
-    from cogolf.server.run import ServeOptions, start_server
-
-    commands: list[list[str]] = []
+def check_policies(job: MatchJob) -> None:
     for seat in job.seats:
         if seat.policy is not None:
             try:
                 load_policy(seat.policy, deck_dir=Path(job.deck))
             except PolicyError as exc:
                 raise PlayError(f"{seat.name}: {exc}") from None
-        try:
-            log = log_path(replays_dir, job.match_id, seat.name)
-            commands.append(seat_command(seat, Path(job.deck), log, bots))
-        except BotSetupError as exc:
-            raise PlayError(f"{seat.name}: {exc}") from None
-    path = replays_dir / job.replay_name
+
+
+def process_seat(job: MatchJob, seat: Seat, replays_dir: Path, bots: str) -> SeatStarter:
+    """A bot process for this seat of this match alone."""
+    from cogolf.server.play import ProcessSeat
+
+    try:
+        log = log_path(replays_dir, job.match_id, seat.name)
+        return ProcessSeat(seat_command(seat, Path(job.deck), log, bots))
+    except BotSetupError as exc:
+        raise PlayError(f"{seat.name}: {exc}") from None
+
+
+async def _play(job: MatchJob, deck: Deck, replays_dir: Path, bots: str) -> Path:
+    # Imported here so that reading and ranking replays never needs the server or sandbox.
+    from cogolf.games.registry import LIVE
+    from cogolf.server.run import ServeOptions, start_server
+
+    check_policies(job)
+    seats = [process_seat(job, seat, replays_dir, bots) for seat in job.seats]
+    logs = [log_path(replays_dir, job.match_id, seat.name) for seat in job.seats]
     with tempfile.TemporaryDirectory(prefix="cogolf-league-") as scratch:
         server = await start_server(
             ServeOptions(
@@ -135,24 +185,47 @@ async def _play(job: MatchJob, deck: Deck, replays_dir: Path, bots: str) -> Path
             )
         )
         try:
-            cfg = job.config()
-            request = CreateMatch(
-                seed=cfg.seed,
-                holes=cfg.holes,
-                hole_deadline_seconds=cfg.hole_deadline_seconds,
-                retry_deadline_seconds=cfg.retry_deadline_seconds,
-                match_deadline_seconds=cfg.match_deadline_seconds,
-                names=list(cfg.names),
-                deck=deck.name,
-                match_id=job.match_id,
-            )
-            if path.exists():
-                path.unlink()  # a stale or void attempt; this one starts a fresh journal
-            played = await play_on_server(server, request, commands, bot_log_dir=Path(scratch))
-        except BotStartError as exc:
-            raise PlayError(failed_seat(str(exc), job, replays_dir)) from exc
+            return await play_job(server, job, deck, replays_dir, seats, logs)
         finally:
             await server.stop()
+
+
+async def play_job(
+    server: RunningServer,
+    job: MatchJob,
+    deck: Deck,
+    replays_dir: Path,
+    seats: Sequence[SeatStarter],
+    logs: Sequence[Path],
+    *,
+    release: Callable[[str], None] | None = None,
+) -> Path:
+    """Play `job` on `server` with `seats`; `logs` are the seats' bot logs, quoted when a
+    bot dies before connecting. `release` forgets the match on a long-lived server."""
+    from cogolf.server.play import BotStartError, play_seats
+    from cogolf.server.requests import CreateMatch
+
+    cfg = job.config()
+    request = CreateMatch(
+        seed=cfg.seed,
+        holes=cfg.holes,
+        hole_deadline_seconds=cfg.hole_deadline_seconds,
+        retry_deadline_seconds=cfg.retry_deadline_seconds,
+        match_deadline_seconds=cfg.match_deadline_seconds,
+        names=list(cfg.names),
+        deck=deck.name,
+        match_id=job.match_id,
+    )
+    path = replays_dir / job.replay_name
+    if path.exists():
+        path.unlink()  # a stale or void attempt; this one starts a fresh journal
+    try:
+        played = await play_seats(server, request, seats)
+    except BotStartError as exc:
+        raise PlayError(failed_seat(str(exc), job, replays_dir, logs)) from exc
+    finally:
+        if release is not None:
+            release(job.match_id)
     if played.result is None:
         raise PlayError(f"{job.match_id}: the match ended without a result")
     return path

@@ -1,8 +1,10 @@
 """Progress of a night: a redrawn bar on a terminal, one plain line per match otherwise.
 
-Both show matches done out of the total, the current leader (by match points,
-then margin, over every match finished so far, resumed ones included), the
-elapsed time and an estimate of the time left from this run's pace.
+Both show matches done out of the total, how many of them are void and how many
+attempts were retried, the current leader (by match points, then margin, over
+every match finished so far, resumed ones included), the elapsed time and an
+estimate of the time left from this run's pace: seconds per finished match, its
+retries included, so a night whose matches need retries is not promised early.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class Progress:
         self.started = clock()
         self.done = 0
         self.played_now = 0  # matches finished by this run, for the pace
+        self.void = 0  # matches of this run that ended void
+        self.retries = 0  # attempts of this run that failed and were tried again
         self.points: dict[str, list[int]] = {}  # name -> [points, margin]
         self.bar = ""  # the bar as last drawn on the terminal
 
@@ -64,9 +68,15 @@ class Progress:
         if result is not None:
             self.add_result(result)
 
+    def retried(self, job: object = None) -> None:
+        """An attempt failed and its match is tried again (shown with the next line)."""
+        self.retries += 1
+
     def finished(self, match_id: str, result: m.MatchResult | None, void_cause: str | None) -> None:
         self.done += 1
         self.played_now += 1
+        if result is None:
+            self.void += 1
         if result is not None:
             self.add_result(result)
         self._show(match_id, result, void_cause)
@@ -75,8 +85,11 @@ class Progress:
         elapsed = self.clock() - self.started
         left = self.total - self.done
         eta = _clock(elapsed / self.played_now * left) if self.played_now else "?"
+        counts = [f"{self.void} void"] if self.void else []
+        counts += [f"{self.retries} retried"] if self.retries else []
+        extra = f" ({', '.join(counts)})" if counts else ""
         return (
-            f"{self.done}/{self.total}  leader {self.leader()}  "
+            f"{self.done}/{self.total}{extra}  leader {self.leader()}  "
             f"elapsed {_clock(elapsed)}  left ~{eta}"
         )
 

@@ -3,7 +3,7 @@
 `league run` and `league standings` both end here, so the file a night run
 publishes is the file anyone recomputes from the same replays. With `checks`
 (always, from the command line) only what the night can prove counts: replays
-that verify and solo results the runner signed (`proof`).
+that verify and result files the runner signed (`proof`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from cogolf.league import ratings
 from cogolf.league.proof import Checks, night_key, prove_replays
 from cogolf.league.records import read_night_dir
-from cogolf.league.solo_files import read_solo
+from cogolf.league.results import read_results
 from cogolf.league.standings import compute, to_json
 
 STANDINGS_NAME = "standings.json"
@@ -29,17 +29,17 @@ def standings_for_dir(
     samples: int = ratings.BOOTSTRAP_SAMPLES,
     checks: Checks | None = None,
 ) -> dict[str, Any]:
-    """Everything comes from the folder: replays, void markers, manifest, solo results.
+    """Everything comes from the folder: replays, void markers, manifest, result files.
     Without `checks` the files are trusted as they are (for folders built in memory)."""
     records = read_night_dir(replays_dir)
     if checks is None:
-        solo = read_solo(Path(replays_dir), records.night)
+        solo = read_results(Path(replays_dir), records.night)
         return compute(records, anchor, samples=samples, solo=solo)
     key = night_key(Path(replays_dir), create=True)
     if key is None:
         raise OSError(f"{replays_dir}: cannot read or make the night's key")
     records = asyncio.run(prove_replays(records, Path(replays_dir), key, checks))
-    solo = read_solo(Path(replays_dir), records.night, key=key, signed=True)
+    solo = read_results(Path(replays_dir), records.night, key=key, signed=True)
     return compute(records, anchor, samples=samples, solo=solo)
 
 

@@ -37,16 +37,48 @@ class VoidMarker(msgspec.Struct, kw_only=True):
 class ManifestEntrant(msgspec.Struct, kw_only=True):
     name: str
     kind: str  # "policy" or "command"
-    solo: list[str] = []  # the solo games it has submissions for
+    solo: list[str] = []  # the file games it has submissions for
+
+
+class ManifestGame(msgspec.Struct, kw_only=True):
+    items: list[str]
+    attempts: int = 0
 
 
 class ManifestSolo(msgspec.Struct, kw_only=True):
-    """The solo games of the night, so the combined table knows what "every game" means."""
+    """The night's games scored from files, so the combined table knows what "every game"
+    means. The first three games have fields of their own (the format predates the game
+    interface); any other game is listed under `more`, absent when there is none."""
 
     golf_courses: list[str] = []
     commit0_tasks: list[str] = []
     project_tasks: list[str] = []
     project_attempts: int = 0
+    more: dict[str, ManifestGame] | msgspec.UnsetType = msgspec.UNSET
+
+    def games(self) -> dict[str, tuple[list[str], int]]:
+        """(items, attempts) of each game, by name."""
+        more = {} if isinstance(self.more, msgspec.UnsetType) else self.more
+        return {
+            "golf": (self.golf_courses, 0),
+            "commit0": (self.commit0_tasks, 0),
+            "project": (self.project_tasks, self.project_attempts),
+            **{name: (g.items, g.attempts) for name, g in more.items()},
+        }
+
+    @classmethod
+    def of(cls, games: dict[str, tuple[list[str], int]]) -> ManifestSolo:
+        none: tuple[list[str], int] = ([], 0)
+        more = {name: ManifestGame(items=items, attempts=attempts)
+                for name, (items, attempts) in games.items()
+                if name not in ("golf", "commit0", "project")}
+        return cls(
+            golf_courses=games.get("golf", none)[0],
+            commit0_tasks=games.get("commit0", none)[0],
+            project_tasks=games.get("project", none)[0],
+            project_attempts=games.get("project", none)[1],
+            more=more or msgspec.UNSET,
+        )
 
 
 class Manifest(msgspec.Struct, kw_only=True):

@@ -5,8 +5,8 @@ scheduled), one replay per played match and a marker per void match. Running
 the same night again reads that folder, keeps every finished replay that matches
 its job and plays only the rest, so an interrupted night resumes where it
 stopped. Void matches are played again on the next run. After the matches come
-the night's solo games (`solo_run`), resumable the same way; they run on this
-machine whatever the executor.
+the night's games scored from files (`scoring`), resumable the same way; they
+run on this machine whatever the executor.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ import structlog
 
 from cogolf.deck import Deck
 from cogolf.league.executors import Attempt, Outcome, run_jobs
+from cogolf.league.host import NightHost
 from cogolf.league.jobs import MatchJob
 from cogolf.league.night import Night
-from cogolf.league.play import play_match
+from cogolf.league.plan import NightPlan, night_plan
 from cogolf.league.progress import Progress
 from cogolf.league.progress_file import write_progress
 from cogolf.league.proof import Checks, night_key, remember_played
@@ -40,8 +41,8 @@ from cogolf.league.records import (
 )
 from cogolf.league.resume import verified_results
 from cogolf.league.schedule import schedule
-from cogolf.league.solo_plan import SoloPlan, solo_plan
-from cogolf.league.solo_run import SoloRun, run_solo
+from cogolf.league.scoring import JobsRun, score_jobs
+from cogolf.league.sections import night_games
 from cogolf.league.standings import DEFAULT_ANCHOR
 
 log = structlog.get_logger("cogolf.league")
@@ -56,6 +57,7 @@ class RunOptions:
     parallel: int | None = None  # overrides the night file's
     samples: int = BOOTSTRAP_SAMPLES
     verify: bool = True  # re-resolve finished replays before keeping them
+    pooled: bool = True  # policy entrants play from one bot process each (`league.host`)
 
 
 @dataclass
@@ -67,7 +69,7 @@ class NightRun:
     standings_path: Path
     replays_dir: Path
     void: list[str] = field(default_factory=list)
-    solo: SoloRun = field(default_factory=SoloRun)
+    solo: JobsRun = field(default_factory=JobsRun)
 
 
 def anchor_for(night: Night) -> str:
@@ -78,15 +80,10 @@ def anchor_for(night: Night) -> str:
     return DEFAULT_ANCHOR
 
 
-def manifest_for(night: Night, jobs: list[MatchJob], plan: SoloPlan | None = None) -> Manifest:
+def manifest_for(night: Night, jobs: list[MatchJob], plan: NightPlan | None = None) -> Manifest:
     solo = None
     if plan is not None and plan.games:
-        solo = ManifestSolo(
-            golf_courses=list(plan.golf_courses),
-            commit0_tasks=[s.name for s in plan.commit0],
-            project_tasks=[t.name for t in plan.project],
-            project_attempts=plan.project_attempts,
-        )
+        solo = ManifestSolo.of({n: (list(p.items), p.attempts) for n, p in plan.games.items()})
     return Manifest(
         name=night.name,
         seed=night.seed,
@@ -95,7 +92,7 @@ def manifest_for(night: Night, jobs: list[MatchJob], plan: SoloPlan | None = Non
             ManifestEntrant(
                 name=e.name,
                 kind="policy" if e.policy is not None else "command",
-                solo=[g for g in ("golf", "commit0", "project") if e.template(g) is not None],
+                solo=[g for g in night_games() if e.template(g) is not None],
             )
             for e in night.entrants
         ],
@@ -120,10 +117,11 @@ async def run_night(
     options: RunOptions,
     progress_stream: TextIO,
     *,
-    attempt: Attempt = play_match,
+    attempt: Attempt | None = None,
     in_flight: int | None = None,
 ) -> NightRun:
-    """Play every match of `night` not already done. `attempt` picks the executor;
+    """Play every match of `night` not already done. `attempt` picks the executor
+    (default: this machine, one server and pooled bots for the night, `league.host`);
     `in_flight` bounds attempts at once (default: the night's `parallel`; Ray passes a
     larger bound and lets its own scheduler place tasks on free CPUs)."""
     jobs = schedule(
@@ -132,7 +130,7 @@ async def run_night(
         sandbox=options.sandbox,
         accept_weak_sandbox=options.accept_weak_sandbox,
     )
-    plan = solo_plan(night)
+    plan = night_plan(night)
     replays_dir = options.replays_root / night.name
     replays_dir.mkdir(parents=True, exist_ok=True)
     os.chmod(replays_dir, 0o700)  # the night's files and key: no bot uid may enter
@@ -184,7 +182,15 @@ async def run_night(
         else:
             marker.unlink(missing_ok=True)
 
-    outcomes = await run_jobs(todo, replays_dir, attempt=attempt, parallel=parallel, on_done=done)
+    if attempt is None:
+        async with NightHost(replays_dir, sandbox=options.sandbox,
+                             accept_weak_sandbox=options.accept_weak_sandbox,
+                             pooled=options.pooled) as host:
+            outcomes = await run_jobs(todo, replays_dir, attempt=host.play, parallel=parallel,
+                                      on_done=done, on_retry=progress.retried)
+    else:
+        outcomes = await run_jobs(todo, replays_dir, attempt=attempt, parallel=parallel,
+                                  on_done=done, on_retry=progress.retried)
     # What this runner played, or re-verified, is proved: the standings need not re-resolve it.
     proved = [o.job.replay_name for o in outcomes.values() if o.result is not None]
     if options.verify:
@@ -196,7 +202,7 @@ async def run_night(
         progress_stream.flush()
 
     write_progress(replays_dir, night.name, progress, "solo", voided)
-    solo = await run_solo(
+    solo = await score_jobs(
         night, plan, replays_dir, parallel=options.parallel or night.parallel, report=report,
         key=key,
     )

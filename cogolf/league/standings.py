@@ -4,8 +4,8 @@ One document holds everything (`standings.json`): the per-entrant table, the
 head-to-head margins, the ratings, the void and unplayed matches. Every list is
 sorted by a key that does not depend on the order the files were read in, and
 every float is rounded, so the same replays give byte-identical JSON. The
-solo games of the night (golf, Commit-0, project) add their own tables beside
-this one under `games`, and `combined` ranks entrants across all of them.
+night's games scored from files (golf, Commit-0, project) add their own tables
+beside this one under `games`, and `combined` ranks entrants across all of them.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cogolf.game import GameTable
 from cogolf.league import ratings as bt
 from cogolf.league.combined import combined_table
 from cogolf.league.records import NightRecords, Played
-from cogolf.league.solo_files import SoloRecords
-from cogolf.league.solo_standings import solo_tables
+from cogolf.league.results import ResultRecords
+from cogolf.league.tables import game_tables
 
 STANDINGS_FORMAT = "cogolf-standings"
 STANDINGS_VERSION = 2  # 2: solo games and the combined table
@@ -218,7 +219,7 @@ def compute(
     anchor: str | None = None,
     *,
     samples: int = bt.BOOTSTRAP_SAMPLES,
-    solo: SoloRecords | None = None,
+    solo: ResultRecords | None = None,
 ) -> dict[str, Any]:
     """The standings document. `anchor` defaults to the manifest's, then `literalist`."""
     if anchor is None:
@@ -267,21 +268,22 @@ def compute(
         ],
     }
     problems = [*records.problems, *(solo.problems if solo is not None else [])]
-    tables = solo_tables(solo or SoloRecords(), records.manifest, problems)
-    keys = {GAME: {r["name"]: (float(r["rank"]),) for r in table if r["matches"]}}
-    keys.update({game: t.keys for game, t in tables.items()})
+    tables = {
+        GAME: GameTable(cogolf, {r["name"]: (float(r["rank"]),) for r in table if r["matches"]}),
+        **game_tables(solo or ResultRecords(), records.manifest, problems),
+    }
     everyone = set(names)
     for t in tables.values():
         everyone.update(t.keys)
         for rows in (t.doc.get("table", []), t.doc.get("combined", [])):
-            everyone.update(row["entrant"] for row in rows)
+            everyone.update(row["entrant"] for row in rows if "entrant" in row)
     return {
         "format": STANDINGS_FORMAT,
         "format_version": STANDINGS_VERSION,
         "night": records.night,
         "problems": sorted(problems),
-        "games": {GAME: cogolf, **{game: t.doc for game, t in tables.items()}},
-        "combined": combined_table([GAME, *tables], keys, sorted(everyone)),
+        "games": {game: t.doc for game, t in tables.items()},
+        "combined": combined_table(tables, sorted(everyone)),
     }
 
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from cogolf.league.grid import grid as _grid
-from cogolf.league.solo_table import render_solo
+from cogolf.grid import grid as _grid
+from cogolf.league.tables import render_games
 from cogolf.text import clip
 
 NAME_WIDTH = 20
+GAME_TITLES = {"cogolf": "Cogolf", "golf": "golf", "commit0": "Commit-0", "project": "project"}
 
 
 def _signed(n: int) -> str:
@@ -27,6 +28,29 @@ def _tied(names: list[str], most: int = 3) -> str:
 
 def _causes(causes: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in causes.items()) or "-"
+
+
+def render_combined(combined: dict[str, Any]) -> list[str]:
+    games = combined["games"]
+    titles = [GAME_TITLES.get(g, g) for g in games]
+    rows = [
+        [
+            str(r["rank"]),
+            clip(r["entrant"], NAME_WIDTH),
+            f"{r['mean_rank']:.3f}",
+            *[str(r["ranks"][g]) for g in games],
+        ]
+        for r in combined["table"]
+    ]
+    out = ["", f"Combined ({', '.join(titles)}): mean of per-game ranks among complete entrants; "
+           "equal means share a rank"]
+    out += _grid(["#", "entrant", "mean rank", *titles], rows, left=2)
+    if combined["incomplete"]:
+        out.append("  incomplete (no result in every game):")
+        for r in combined["incomplete"]:
+            missing = ", ".join(GAME_TITLES.get(g, g) for g in r["missing"])
+            out.append(f"    {r['entrant']}: missing {missing}")
+    return out
 
 
 def render(doc: dict[str, Any]) -> str:
@@ -128,7 +152,10 @@ def render(doc: dict[str, Any]) -> str:
         out += [f"  {v['match_id']}: {v['cause']}" for v in game["void"]]
     if counts["unplayed"]:
         out += ["", "Unplayed"] + [f"  {mid}" for mid in counts["unplayed"]]
-    out += render_solo(doc)
+    out += render_games(doc)
+    # A Cogolf-only night's combined table is its Cogolf table again: not printed.
+    if "combined" in doc and len(doc["combined"]["games"]) > 1:
+        out += render_combined(doc["combined"])
     if doc["problems"]:
         out += ["", "Problems (files not used)"] + [f"  {p}" for p in doc["problems"]]
     return "\n".join(out)

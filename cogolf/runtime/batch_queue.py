@@ -63,6 +63,10 @@ class QueuedSandbox:
         self._slots = asyncio.Semaphore(self.max_batches)
         self.waiting = 0  # batches queued behind the cap, for logs and tests
         self.retried = 0  # batch starts repeated after running out of descriptors
+        # For benchmarks: batches run, seconds they ran and seconds they waited for a slot.
+        self.batches = 0
+        self.busy_seconds = 0.0
+        self.wait_seconds = 0.0
 
     async def start(self) -> None:
         await self.inner.start()
@@ -90,10 +94,13 @@ class QueuedSandbox:
         pause = 0.05
         while True:
             self.waiting += 1
+            queued = time.monotonic()
             try:
                 await self._slots.acquire()
             finally:
                 self.waiting -= 1
+            began = time.monotonic()
+            self.wait_seconds += began - queued
             try:
                 batch = await self.inner.run_batch(
                     source, calls, function=function, limits=limits, label=label,
@@ -101,6 +108,8 @@ class QueuedSandbox:
                 )
             finally:
                 self._slots.release()
+                self.batches += 1
+                self.busy_seconds += time.monotonic() - began
             if not not_started(batch) or time.monotonic() + pause > give_up:
                 return batch
             self.retried += 1

@@ -1,9 +1,15 @@
 """Playing one match over real websockets with bots in their own processes.
 
 Used by `cogolf play` and by league nights: a server on an ephemeral loopback
-port (or an existing one), one match created on it, and one process per seat
+port (or an existing one), one match created on it, and a bot process per seat
 that connects the way any bot would. A seat's process gets its URL both as
-`{url}` in its command line and as `COGOLF_URL` in its environment.
+`{url}` in its command line and as `COGOLF_URL` in its environment. A seat may
+also be served by a process shared with other matches (a league night's pooled
+bots, `SeatStarter`): the match only needs to know when that process exits.
+
+A bot process that exits before its seat connected fails the match at once (its
+exit is awaited, not a timeout), and the other seats' processes are ended at
+once too, so a bot that cannot start costs about its own start-up.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import structlog
 
@@ -73,6 +80,49 @@ async def _launch(
             out.close()
 
 
+class SeatStarter(Protocol):
+    """Who plays one seat of a match: started with its URL, ended after the match."""
+
+    async def start(self, url: str, match_id: str) -> asyncio.Future[int]:
+        """Have a process serve the seat at `url`; the future is its exit code.
+        OSError when no process could be started."""
+        ...
+
+    async def finish(self, *, failed: bool) -> int | None:
+        """After the match: the exit code of a process of this match alone (waited for,
+        or ended at once when the match `failed`), None for a shared one."""
+        ...
+
+
+class ProcessSeat:
+    """A bot process for this seat alone, started with the seat URL as `{url}`."""
+
+    def __init__(self, argv: Sequence[str], log_name: Path | None = None) -> None:
+        self.argv, self.log_name = list(argv), log_name  # `log_name` formats {match_id}
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def start(self, url: str, match_id: str) -> asyncio.Future[int]:
+        log_path = (Path(str(self.log_name).replace("{match_id}", match_id))
+                    if self.log_name else None)
+        try:
+            self.proc = await _launch(self.argv, url, log_path)
+        except OSError as exc:
+            raise OSError(f"cannot start {self.argv[0]!r}: {exc}") from exc
+        return asyncio.ensure_future(self.proc.wait())
+
+    async def finish(self, *, failed: bool) -> int | None:
+        proc = self.proc
+        if proc is None:
+            return None
+        if not failed:
+            with contextlib.suppress(TimeoutError):
+                return await asyncio.wait_for(proc.wait(), timeout=BOT_EXIT_GRACE)
+        # A failed match's other bots would only retry a match that is gone.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 9)
+        return await proc.wait()
+
+
 async def play_on_server(
     server: RunningServer,
     request: CreateMatch,
@@ -86,46 +136,52 @@ async def play_on_server(
     seat ever connected (an infrastructure failure, which the league retries and then
     records as void); the half-started match is cancelled.
     """
+    seats = [
+        ProcessSeat(argv, bot_log_dir / f"{{match_id}}.seat{slot}.log" if bot_log_dir else None)
+        for slot, argv in enumerate(commands)
+    ]
+    return await play_seats(server, request, seats)
+
+
+async def play_seats(
+    server: RunningServer, request: CreateMatch, seats: Sequence[SeatStarter]
+) -> PlayedMatch:
+    """Create a match on `server`, have each seat served, wait for the result.
+
+    Raises BotStartError when a seat's process cannot be started or exits before the
+    seat ever connected; the half-started match is cancelled and its other processes
+    ended at once."""
     hosted, tokens = server.registry.create(request)
     assert hosted.task is not None
-    procs: list[asyncio.subprocess.Process] = []
+    exits: dict[asyncio.Future[int], int] = {}
+    failed = True
     try:
-        for slot, argv in enumerate(commands):
+        for slot, seat in enumerate(seats):
             url = (
                 f"{server.ws_url}/matches/{hosted.match_id}/player?slot={slot}&token={tokens[slot]}"
             )
-            log_path = bot_log_dir / f"{hosted.match_id}.seat{slot}.log" if bot_log_dir else None
             try:
-                procs.append(await _launch(argv, url, log_path))
+                exits[await seat.start(url, hosted.match_id)] = slot
             except OSError as exc:
-                raise BotStartError(f"seat {slot}: cannot start {argv[0]!r}: {exc}") from exc
-        waits = {asyncio.ensure_future(p.wait()): slot for slot, p in enumerate(procs)}
+                raise BotStartError(f"seat {slot}: {exc}") from exc
         while not hosted.task.done():
-            done, _ = await asyncio.wait([hosted.task, *waits], return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait([hosted.task, *exits], return_when=asyncio.FIRST_COMPLETED)
             for fut in done:
                 if fut is hosted.task:
                     continue
-                slot = waits.pop(fut)
+                slot = exits.pop(fut)
                 if not hosted.seats[slot].ever_connected:
                     raise BotStartError(
                         f"seat {slot}: bot exited with code {fut.result()} before connecting"
                     )
-        for fut in waits:
-            fut.cancel()
         await hosted.task
+        failed = False
     except BaseException:
         hosted.task.cancel()
         with contextlib.suppress(BaseException):
             await hosted.task
         raise
     finally:
-        codes: list[int | None] = []
-        for proc in procs:
-            try:
-                codes.append(await asyncio.wait_for(proc.wait(), timeout=BOT_EXIT_GRACE))
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, 9)
-                codes.append(await proc.wait())
+        codes = [await seat.finish(failed=failed) for seat in seats]
     log.info("match_played", match_id=hosted.match_id, bot_exit_codes=codes)
     return PlayedMatch(hosted.result, hosted.replay_path, codes)

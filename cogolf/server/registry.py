@@ -89,6 +89,15 @@ class Registry:
         hosted.start()
         return hosted, tokens
 
+    def release(self, match_id: str) -> None:
+        """Forget a match that is over (finished or cancelled) and free its id's claim, so a
+        long-lived server does not keep every match in memory and the id may be played
+        again (a league night's retry). Its journal stays where it is."""
+        hosted = self.matches.pop(match_id, None)
+        if hosted is not None and hosted.task is not None and not hosted.task.done():
+            hosted.task.cancel()
+        (self.meta_dir / f"{match_id}.json").unlink(missing_ok=True)
+
     def resume_all(self) -> list[str]:
         """Host again every persisted match; start the unfinished ones. Returns their ids."""
         resumed = []

@@ -18,7 +18,7 @@ from cogolf.games.commit0.results import Commit0Result
 from cogolf.games.golf.results import ResultDoc, write_result
 from cogolf.games.golf.scoring import CourseTotals
 from cogolf.league.records import Manifest, ManifestEntrant, ManifestSolo
-from cogolf.league.solo_files import result_path
+from cogolf.league.results import result_path
 
 
 @dataclass(frozen=True)

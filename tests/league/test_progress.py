@@ -53,3 +53,18 @@ def test_a_terminal_gets_one_redrawn_bar():
     assert text.count("\r") == 2 and text.endswith("\n") and text.count("\n") == 1
     assert "[############------------] 1/2" in text
     assert "[########################] 2/2  leader a (4 pts, +2)" in text
+
+
+def test_the_line_counts_void_matches_and_retried_attempts():
+    out, clock = io.StringIO(), Clock()
+    p = Progress(3, out, tty=False, clock=clock)
+    p.start()
+    p.retried()
+    clock.now += 30  # the void match took two attempts
+    p.finished("m1", None, "attempt 1: x; attempt 2: x")
+    clock.now += 10
+    p.finished("m2", result(["a", "b"], [1, -1]), None)
+    lines = out.getvalue().splitlines()
+    assert "1/3 (1 void, 1 retried)  leader -  elapsed 0:30  left ~1:00" in lines[1]
+    assert lines[2].endswith("2/3 (1 void, 1 retried)  leader a (3 pts, +2)  elapsed 0:40  "
+                             "left ~0:20")

@@ -17,8 +17,8 @@ from cogolf.jsondepth import too_deep
 from cogolf.league.proof import CACHE_NAME, ProofCache, night_key, sign_file, unsigned_reason
 from cogolf.league.publish import standings_for_dir
 from cogolf.league.records import read_night_dir
-from cogolf.league.safejson import MAX_DEPTH, loads
-from cogolf.league.solo_files import read_solo
+from cogolf.league.results import read_results
+from cogolf.safejson import MAX_DEPTH, loads
 
 from .solo_synth import SoloResult, write_solo
 from .synth import SynthMatch, write_match
@@ -125,13 +125,14 @@ def test_solo_readers_never_crash_and_keep_the_good_files(game: str, data: bytes
         key = night_key(folder)
         if signed:
             sign_file(key, folder, path)  # signed garbage is still garbage
-        solo = read_solo(folder, NIGHT, key=key, signed=True)
+        solo = read_results(folder, NIGHT, key=key, signed=True)
         assert (
-            solo.golf[0].model,
-            solo.commit0[0].entrant,
-            solo.project[0].entrant,
+            solo.of("golf")[0].model,
+            solo.of("commit0")[0].entrant,
+            solo.of("project")[0].entrant,
         ) == ("alice", "alice", "alice")
-        bob = [r for r in (*solo.golf, *solo.commit0, *solo.project) if "bob" in repr(r)]
+        every = (*solo.of("golf"), *solo.of("commit0"), *solo.of("project"))
+        bob = [r for r in every if "bob" in repr(r)]
         assert len(bob) + len(solo.problems) + len(solo.void) >= 1
         for problem in solo.problems:
             assert str(folder) not in problem  # named relative to the folder
@@ -195,15 +196,15 @@ def test_a_forged_commit0_pass_rate_is_not_counted(tmp_path: Path):
     data = json.loads(path.read_text())
     data.update(passed=10, pass_rate=1.0)
     path.write_text(json.dumps(data))
-    solo = read_solo(folder, NIGHT, key=night_key(folder), signed=True)
-    assert solo.commit0 == []
+    solo = read_results(folder, NIGHT, key=night_key(folder), signed=True)
+    assert solo.of("commit0") == []
     assert solo.problems == [
         "commit0/alice.textkit.json: the signature does not match: edited after the runner "
         "wrote it; not counted"
     ]
     # A result copied in without a signature is not counted either.
     bob = write_solo(folder, NIGHT, SoloResult("commit0", "bob", "textkit", 10))
-    solo = read_solo(folder, NIGHT, key=night_key(folder), signed=True)
+    solo = read_results(folder, NIGHT, key=night_key(folder), signed=True)
     assert (
         f"commit0/{bob.name}: not signed by this night's runner (no signature); not counted"
         in solo.problems

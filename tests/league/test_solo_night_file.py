@@ -13,11 +13,11 @@ import pytest
 
 from cogolf.league.checks import check_night
 from cogolf.league.night import NightError, parse_night
+from cogolf.league.plan import night_plan
 from cogolf.league.publish import standings_for_dir
 from cogolf.league.runner import manifest_for
 from cogolf.league.schedule import schedule
-from cogolf.league.solo_plan import solo_plan
-from cogolf.league.solo_run import run_solo
+from cogolf.league.scoring import score_jobs
 from cogolf.league.table import render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,10 +66,10 @@ tasks = ["{CSV_TASK}"]
                        f'project = "{CSV_TASK / "solution"}"')
     night = parse_night(write(tmp_path, text))
     check_night(night)
-    assert night.solo.played() == ("golf", "commit0", "project")
-    assert night.solo.project is not None and night.solo.project.attempts == 5
-    assert night.solo.commit0 is not None and night.solo.commit0.quality is True
-    plan = solo_plan(night)
+    assert tuple(night.sections) == ("golf", "commit0", "project")
+    assert night.sections["project"].attempts == 5
+    assert night.sections["commit0"].quality is True
+    plan = night_plan(night)
     assert [j.label for j in plan.jobs] == ["golf lit python"] + [
         f"project lit csv_importer attempt {n}" for n in range(1, 6)]
     assert plan.jobs[0].submission == tmp_path / "subs" / "lit" / "python"
@@ -124,13 +124,13 @@ def test_a_golf_night_writes_results_voids_a_bad_submission_and_resumes(tmp_path
     text = HEAD + '[golf]\ncourses = ["python"]\n' + ENTRANTS + 'golf = "subs/ped/{course}"\n'
     night = parse_night(write(tmp_path, text))
     deck = check_night(night)
-    plan = solo_plan(night)
+    plan = night_plan(night)
     folder = tmp_path / "replays" / night.name
     folder.mkdir(parents=True)
     manifest = manifest_for(night, schedule(night, deck.digest), plan)
     (folder / "night.json").write_bytes(msgspec.json.encode(manifest))
     lines: list[str] = []
-    run = asyncio.run(run_solo(night, plan, folder, parallel=2, report=lines.append))
+    run = asyncio.run(score_jobs(night, plan, folder, parallel=2, report=lines.append))
     assert run.played == ["golf lit python"] and run.void == ["golf ped python"]
     marker = json.loads((folder / "golf" / "void" / "ped.python.json").read_text())
     assert marker["attempts"] == 1 and "at most 16" in marker["cause"]
@@ -143,11 +143,11 @@ def test_a_golf_night_writes_results_voids_a_bad_submission_and_resumes(tmp_path
 
     result = folder / "golf" / "lit.python.s1.json"
     stamp = result.stat().st_mtime_ns
-    again = asyncio.run(run_solo(night, plan, folder, parallel=2, report=io.StringIO().write))
+    again = asyncio.run(score_jobs(night, plan, folder, parallel=2, report=io.StringIO().write))
     assert again.skipped == ["golf lit python"] and again.void == ["golf ped python"]
     assert result.stat().st_mtime_ns == stamp
     result.write_text("{}")  # no longer a valid result: played again
-    third = asyncio.run(run_solo(night, plan, folder, parallel=2))
+    third = asyncio.run(score_jobs(night, plan, folder, parallel=2))
     assert third.played == ["golf lit python"]
 
 
@@ -164,6 +164,6 @@ def test_the_examples_commented_solo_sections_parse(tmp_path: Path) -> None:
     path = tmp_path / "example.toml"
     path.write_text(variant)
     night = parse_night(path)
-    assert night.solo.golf is not None and night.solo.golf.courses == ("python", "racket")
-    assert night.solo.commit0 is not None and night.solo.commit0.tasks[0].name == "textkit"
-    assert night.solo.project is not None and night.solo.project.attempts == 5
+    assert night.sections["golf"].courses == ("python", "racket")
+    assert night.sections["commit0"].tasks[0].name == "textkit"
+    assert night.sections["project"].attempts == 5

@@ -11,10 +11,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cogolf.game import GameTable
 from cogolf.league.combined import combined_table
 from cogolf.league.publish import standings_for_dir
 from cogolf.league.records import read_night_dir
-from cogolf.league.solo_files import read_solo
+from cogolf.league.results import read_results
 from cogolf.league.standings import compute, to_json
 from cogolf.league.table import render
 
@@ -92,9 +93,9 @@ def test_every_table_is_byte_identical_in_any_file_order(
         assert to_json(first) == to_json(second)
         assert render(first) == render(second)
         # The pure function too, fed its records in another order.
-        records, solo = read_night_dir(one), read_solo(one, NIGHT)
+        records, solo = read_night_dir(one), read_results(one, NIGHT)
         records.played.reverse()
-        for lst in (solo.golf, solo.commit0, solo.project):
+        for lst in solo.results.values():
             rng.shuffle(lst)
         assert to_json(compute(records, samples=SAMPLES, solo=solo)) == to_json(first)
     _check_combined(first)
@@ -122,7 +123,7 @@ def test_equal_mean_ranks_share_a_rank_and_incomplete_entrants_move_no_one() -> 
         "cogolf": {"a": (1.0,), "b": (2.0,), "c": (3.0,), "d": (0.0,)},
         "golf": {"a": (200.0,), "b": (100.0,), "c": (300.0,)},  # d has no golf result
     }
-    doc = combined_table(["cogolf", "golf"], keys, ["a", "b", "c", "d"])
+    doc = combined_table({g: GameTable({}, k) for g, k in keys.items()}, ["a", "b", "c", "d"])
     assert [(r["rank"], r["entrant"], r["mean_rank"], r["ranks"]) for r in doc["table"]] == [
         (1, "a", 1.5, {"cogolf": 1, "golf": 2}),
         (1, "b", 1.5, {"cogolf": 2, "golf": 1}),
@@ -134,7 +135,7 @@ def test_equal_mean_ranks_share_a_rank_and_incomplete_entrants_move_no_one() -> 
 def test_equal_game_keys_share_the_game_rank() -> None:
     keys = {"cogolf": {"a": (1.0,), "b": (1.0,), "c": (3.0,)},
             "commit0": {"a": (-0.5,), "b": (-0.5,), "c": (-0.5,)}}
-    doc = combined_table(["cogolf", "commit0"], keys, ["a", "b", "c"])
+    doc = combined_table({g: GameTable({}, k) for g, k in keys.items()}, ["a", "b", "c"])
     assert [(r["entrant"], r["ranks"], r["rank"]) for r in doc["table"]] == [
         ("a", {"cogolf": 1, "commit0": 1}, 1),
         ("b", {"cogolf": 1, "commit0": 1}, 1),

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from cogolf.league.publish import standings_for_dir
-from cogolf.league.solo_files import result_path
-from cogolf.league.solo_table import render_solo
+from cogolf.league.results import result_path
+from cogolf.league.tables import render_games
 from tests.league.solo_synth import write_manifest
 
 REPO = Path(__file__).resolve().parents[3]
@@ -85,6 +85,6 @@ def test_league_project_table_shows_the_breakdown(tmp_path: Path) -> None:
         path.write_text(json.dumps(data))
     doc = standings_for_dir(night, samples=20)
     assert doc["problems"] == []
-    text = "\n".join(render_solo(doc))
+    text = "\n".join(render_games(doc))
     assert "20.00/20" in text and "0.50/20" in text
     assert "0.50 F1/1 S17/18" in text and "0.00 F0/1 S0/18 timeout" in text
