@@ -134,6 +134,14 @@ class SectionError(Exception):
         self.at, self.problem = at, problem
 
 
+class SectionProblems(Exception):
+    """Several problems of one section at once, so that a night file's check names them all."""
+
+    def __init__(self, each: list[SectionError]) -> None:
+        super().__init__("; ".join(e.problem for e in each))
+        self.each = each
+
+
 class JobFault(Exception):
     """A night job that could not be played; `retry` is False when trying again cannot help."""
 

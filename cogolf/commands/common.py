@@ -174,7 +174,7 @@ def print_table(
     """Rows as aligned columns (the first `left` left-aligned), or as TSV with --tsv.
     Cells come from result files, which anyone may write: no control character, tab
     or newline of theirs reaches the terminal or breaks a row."""
-    from cogolf.league.grid import grid
+    from cogolf.grid import grid
     from cogolf.text import clean
 
     def cell(text: str) -> str:

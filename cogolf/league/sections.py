@@ -24,7 +24,7 @@ import string
 from pathlib import Path
 from typing import Any
 
-from cogolf.game import NightGame, SectionError
+from cogolf.game import NightGame, SectionError, SectionProblems
 from cogolf.games.registry import NIGHT
 from cogolf.league.nightfields import Problems, Reader, error
 from cogolf.league.tomllines import Path as KeyPath
@@ -61,6 +61,9 @@ def parse_sections(
                 out[name] = game.parse_section(r, file.parent)
             except SectionError as exc:
                 raise error(file, lines, (name, *exc.at), exc.problem) from None
+            except SectionProblems as exc:
+                for each in exc.each:
+                    found.add(error(file, lines, (name, *each.at), each.problem))
     if problems is None:
         found.raise_any()
     return out

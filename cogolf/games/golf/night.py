@@ -29,6 +29,7 @@ from cogolf.game import (
     ResultFileError,
     Section,
     SectionError,
+    SectionProblems,
 )
 from cogolf.games.golf.courses import COURSES, get_course
 from cogolf.games.golf.holes import HoleSet, load_holes
@@ -145,12 +146,15 @@ class GolfNight:
 
     def parse_section(self, section: Section, base: Path) -> GolfSection:
         courses = section.string_list("courses", required=True)
+        problems = []
         for i, course in enumerate(courses):
             if course not in COURSES:
-                raise SectionError(("courses", i), f"unknown course {course!r} "
-                                   f"(expected one of: {', '.join(COURSES)})")
-            if courses.index(course) != i:
-                raise SectionError(("courses", i), f"{course!r} is listed twice")
+                problems.append(SectionError(("courses", i), f"unknown course {course!r} "
+                                             f"(expected one of: {', '.join(COURSES)})"))
+            elif courses.index(course) != i:
+                problems.append(SectionError(("courses", i), f"{course!r} is listed twice"))
+        if problems:
+            raise SectionProblems(problems)
         return GolfSection(
             courses=tuple(courses),
             per_test_seconds=section.number("per_test_seconds", DEFAULT_LIMITS.per_test_seconds,
