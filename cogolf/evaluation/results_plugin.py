@@ -228,7 +228,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _check_snapshot()
-    _send({"id": report.nodeid, "when": report.when, "outcome": report.outcome})
+    _send({"id": report.nodeid, "when": report.when, "outcome": report.outcome,
+           "xfail": hasattr(report, "wasxfail")})
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
