@@ -6,6 +6,7 @@ is a PyPI requirement whose sdist is downloaded with pip and unpacked safely.
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -210,12 +211,23 @@ def library_tops(root: Path, built: set[str], test_files: set[str]) -> set[str]:
         folder = base / top
         if folder.is_dir():
             others = [p for p in folder.rglob("*.py")
-                      if p.name not in ("conftest.py", "__init__.py")
+                      if p.name != "conftest.py" and not _empty_init(p)
                       and p.relative_to(root).as_posix() not in test_files]
             if not others:
                 continue
         tops.add(top)
     return tops
+
+
+def _empty_init(path: Path) -> bool:
+    """An `__init__.py` that only marks a package (nothing but a docstring)."""
+    if path.name != "__init__.py":
+        return False
+    try:
+        body = ast.parse(path.read_text(encoding="utf-8", errors="replace")).body
+    except SyntaxError:
+        return False
+    return all(isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) for n in body)
 
 
 def layout_from_collection(root: Path, collected: set[str], library_tops: set[str]) -> Layout:

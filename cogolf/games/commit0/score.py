@@ -22,7 +22,7 @@ import structlog
 from cogolf.evaluation.build import install_walled, package_tops
 from cogolf.evaluation.pyenv import build_toolbox, create_env, shared_tempdir
 from cogolf.evaluation.reports import Outcome, TestReport
-from cogolf.games.commit0.layout import SubmissionError, overlay_submission
+from cogolf.games.commit0.layout import SubmissionError, overlay_submission, under
 from cogolf.games.commit0.official import official_rate
 from cogolf.games.commit0.quality import run_mypy, run_ruff
 from cogolf.games.commit0.results import Commit0Result
@@ -33,6 +33,20 @@ log = structlog.get_logger(__name__)
 
 MAX_NOTES = 50
 MAX_NOTE_CHARS = 800
+
+
+def package_placeholders(task: Commit0Task, build: Path) -> None:
+    """Empty `__init__.py` files where a test package inside the library had them, so a
+    build that lists its test package (`packages = ["pkg", "pkg.tests"]`) still finds
+    it; the tests themselves never reach the build."""
+    for unit in task.tests_paths:
+        hidden = task.hidden_tests / unit
+        if not hidden.is_dir() or not any(under(unit, (p,)) for p in task.package_paths):
+            continue
+        for init in hidden.rglob("__init__.py"):
+            target = build / unit / init.relative_to(hidden)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("", encoding="utf-8")
 
 
 def tally(task: Commit0Task, report: TestReport) -> tuple[int, dict[str, str]]:
@@ -75,6 +89,7 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
                 tests.unlink()
         build = tmp / "build"  # what the build may write: a copy without the tests
         shutil.copytree(work, build)
+        package_placeholders(task, build)
         env = create_env(tmp / "env", build_toolbox(tmp / "toolbox"))
         installed = await install_walled(env, build, tmp / "install",
                                          tops=package_tops(task.package_paths),

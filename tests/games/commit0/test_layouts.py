@@ -61,6 +61,14 @@ def test_a_test_package_named_otherwise(tmp_path: Path) -> None:
     assert layout.package_paths == ("portalocker",)
 
 
+def test_a_package_that_is_only_an_init(tmp_path: Path) -> None:
+    root = tree(tmp_path, ["tiny/__init__.py", "tiny/tests/__init__.py", "tiny/tests/test_a.py"])
+    (root / "tiny" / "tests" / "__init__.py").write_text('"""Tests."""\n')
+    collected = {"tiny/tests/test_a.py"}
+    layout = layout_from_collection(root, collected, library_tops(root, {"tiny"}, collected))
+    assert (layout.package_paths, layout.tests_paths) == (("tiny",), ("tiny/tests",))
+
+
 def test_a_root_test_module(tmp_path: Path) -> None:
     root = tree(tmp_path, ["chardet/__init__.py", "chardet/big5prober.py", "test.py",
                            "setup.py", "docs/conf.py"])
