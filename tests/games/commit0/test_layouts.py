@@ -7,6 +7,7 @@ a root `test.py` (chardet), a `src/` layout with `tests/` (cachetools).
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -166,3 +167,23 @@ def test_a_local_git_source_at_a_commit(tmp_path: Path) -> None:
         checkout(repo, "0" * 40, tmp_path / "o4")
     with pytest.raises(SourceError, match="not a git repository"):
         checkout(tmp_path / "out", first, tmp_path / "o5")
+
+
+def test_a_task_file_cannot_point_outside_or_load_odd_plugins(tmp_path: Path) -> None:
+    from cogolf.games.commit0.task import TaskError, load_task
+
+    (tmp_path / "skeleton").mkdir()
+    (tmp_path / "hidden_tests").mkdir()
+    base = {"game": "commit0", "schema": 1, "name": "x", "source": "x",
+            "package_paths": ["x"], "reference_ids": ["tests.t::a"], "tests_paths": ["tests"]}
+    for change, message in [({"tests_paths": ["../../etc"]}, "must be relative"),
+                            ({"tests_paths": []}, "tests_paths is empty"),
+                            ({"plugins": ["pytest_mock; import os"]}, "not a module name"),
+                            ({"official_ids": [3]}, "official_ids must be a list")]:
+        (tmp_path / "task.json").write_text(json.dumps({**base, **change}))
+        with pytest.raises(TaskError, match=message):
+            load_task(tmp_path)
+    # a task written before tests_paths existed still loads
+    old = {k: v for k, v in base.items() if k != "tests_paths"}
+    (tmp_path / "task.json").write_text(json.dumps({**old, "tests_path": "tests"}))
+    assert load_task(tmp_path).tests_paths == ("tests",)
