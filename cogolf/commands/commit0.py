@@ -46,7 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     prep.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT_SECONDS,
                       metavar="SECONDS", help="wall-clock limit of one suite run")
     prep.add_argument("--git", type=Path, metavar="REPO",
-                      help="take the source from this local git repository (with --commit)")
+                      help="take the source from this local git repository at --commit "
+                      "(SOURCE then only names the task)")
     prep.add_argument("--commit", metavar="SHA", help="the commit of --git to take")
     prep.add_argument("--official-ids", type=Path, metavar="FILE",
                       help="the benchmark's id list (`<library>.bz2` or plain text, one "

@@ -162,7 +162,7 @@ async def prepare(
     found["seconds"] = round(time.monotonic() - start, 1)
     task = Commit0Task(
         root=out,
-        name=name or root.name,
+        name=name or (root.name if git is None else source),
         source=source if git is None else f"{git}@{commit}",
         package_paths=layout.package_paths,
         tests_paths=layout.tests_paths,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import bz2
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,18 @@ def library(root: Path, *, broken: bool) -> Path:
     return root
 
 
+def git_commit(repo: Path) -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=x", "-c",
+                               "user.email=x@x", *args], capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "the pinned commit")
+    return git("rev-parse", "HEAD")
+
+
 @pytest.mark.slow
 def test_layout_counts_flaky_partial_and_official_rate(tmp_path: Path) -> None:
     lib = library(tmp_path / "inpkg", broken=True)
@@ -94,12 +107,19 @@ def test_layout_counts_flaky_partial_and_official_rate(tmp_path: Path) -> None:
         asyncio.run(prepare(str(lib), tmp_path / "refused", time_limit_seconds=120))
     assert not (tmp_path / "refused").exists()
 
+    # the accepted task comes from a git repository at a commit, not its working tree
+    original = tmp_path / "original"
+    shutil.copytree(lib, original)
+    commit = git_commit(lib)
+    (lib / "inpkg" / "__init__.py").write_text("def double(x):\n    return 0\n")
     ids = tmp_path / "inpkg.bz2"
     ids.write_bytes(bz2.compress(b"inpkg/tests/test_core.py::test_double\n"
                                  b"inpkg/tests/test_core.py::test_known_bug\n"
                                  b"inpkg/tests/test_core.py::test_gone\n"))
-    task = asyncio.run(prepare(str(lib), tmp_path / "task", time_limit_seconds=120,
-                               official_ids=ids, accept_partial_reference=True))
+    task = asyncio.run(prepare("inpkg", tmp_path / "task", time_limit_seconds=120,
+                               git=lib, commit=commit, official_ids=ids,
+                               accept_partial_reference=True))
+    assert task.name == "inpkg" and task.source == f"{lib}@{commit}"
     assert task.tests_paths == ("inpkg/tests", "test.py")
     assert task.package_paths == ("inpkg",)
     assert set(task.reference_ids) == {"inpkg.tests.test_core::test_double", "test::test_root"}
@@ -116,8 +136,6 @@ def test_layout_counts_flaky_partial_and_official_rate(tmp_path: Path) -> None:
     assert not (task.skeleton / "test.py").exists()
     assert "raise NotImplementedError" in (task.skeleton / "inpkg" / "__init__.py").read_text()
 
-    original = tmp_path / "original"
-    shutil.copytree(lib, original)
     full = asyncio.run(score_submission(task, original, quality=False))
     assert full.status == "ok" and full.pass_rate == 1.0, full.notes
     assert full.counts is not None and full.counts["xfailed"] == 1
