@@ -121,7 +121,8 @@ async def prepare(
         runs = []
         for i in (1, 2):
             run = await run_suite(env, original, asked, tmp / f"out{i}", time_limit_seconds,
-                                  plugins=plugins, canaries=False)
+                                  plugins=plugins, canaries=False,
+                                  ignore=() if asked else not_tests(root))
             if run.report is None:
                 raise SourceError(f"the suite did not run on the original ({run.status}): "
                                   f"{' / '.join(run.notes)}")
@@ -179,6 +180,15 @@ async def prepare(
     log.info("commit0_prepared", task=task.name, reference_ids=len(reference),
              stubbed=sum(len(v) for v in stubbed.values()), kept=sum(len(v) for v in kept.values()))
     return task
+
+
+NOT_TESTS = ("docs", "doc", "examples", "example", "benchmarks", "bench", "build", "dist")
+
+
+def not_tests(root: Path) -> tuple[str, ...]:
+    """Folders pytest's discovery skips at prepare: documentation and examples hold
+    conftest files and doctests of their own, not the library's tests."""
+    return tuple(n for n in NOT_TESTS if (root / n).is_dir())
 
 
 def _test_files(root: Path, run: SuiteRun) -> set[str]:

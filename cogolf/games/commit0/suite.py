@@ -37,7 +37,7 @@ class SuiteRun:
 
 
 def pytest_argv(env: PythonEnv, tests: list[Path], scratch: Path, work: Path,
-                plugins: tuple[str, ...] = ()) -> list[str]:
+                plugins: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> list[str]:
     """No test path: pytest's own discovery (its `testpaths`, else the whole tree)."""
     return [
         str(env.python), "-P", "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider",
@@ -45,13 +45,14 @@ def pytest_argv(env: PythonEnv, tests: list[Path], scratch: Path, work: Path,
         "--continue-on-collection-errors", "-o", "addopts=",
         # pytest's log file defaults to /dev/null, which is not writable inside the walls
         "-o", f"log_file={scratch / 'pytest-log.txt'}",
+        *(f"--ignore={work / i}" for i in ignore),
         "--rootdir", str(work), *map(str, tests),
     ]
 
 
 async def run_suite(env: PythonEnv, work: Path, tests_paths: tuple[str, ...], out: Path,
                     wall_seconds: float, *, plugins: tuple[str, ...] = (),
-                    canaries: bool = True) -> SuiteRun:
+                    canaries: bool = True, ignore: tuple[str, ...] = ()) -> SuiteRun:
     """Run the suite at `work/<each tests path>` (none: pytest discovers the tests);
     `out` is a fresh folder for the run's files."""
     scratch, plugin = out / "scratch", out / "plugin"
@@ -65,9 +66,10 @@ async def run_suite(env: PythonEnv, work: Path, tests_paths: tuple[str, ...], ou
     walls = Walls(readable=(work, scratch, env.root, env.toolbox), writable=(scratch,),
                   drop_uid=env.any_uid, max_processes=SUITE_MAX_PROCESSES,
                   env=(("PYTHONDONTWRITEBYTECODE", "1"),))
-    run, channel = await run_pytest(pytest_argv(env, tests, scratch, work, plugins), cwd=work,
-                                    walls=walls, wall_seconds=wall_seconds, plugin_dir=plugin,
-                                    trusted_tests=tests or [work], canaries=planted)
+    argv = pytest_argv(env, tests, scratch, work, plugins, ignore)
+    run, channel = await run_pytest(argv, cwd=work, walls=walls, wall_seconds=wall_seconds,
+                                    plugin_dir=plugin, trusted_tests=tests or [work],
+                                    canaries=planted)
     # the run's own output is for the operator's log only: it may quote hidden tests
     log.debug("suite_ran", returncode=run.returncode, reason=run.reason,
              output_tail=(run.stdout[-3000:] + run.stderr[-2000:]).decode("utf-8", "replace"))

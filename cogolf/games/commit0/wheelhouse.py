@@ -71,6 +71,9 @@ NOT_NEEDED = {"coverage", "pytest-cov", "pytest-xdist", "pytest-randomly", "pyte
               "autopep8", "pycodestyle", "pydocstyle", "pyflakes", "doc8", "docformatter",
               "restructuredtext-lint", "mccabe", "pip-tools", "wheel", "setuptools", "virtualenv"}
 MAX_REQUIREMENT_FILE_BYTES = 256 * 1024
+# extras that are tooling, not a feature the tests may exercise
+NOT_FEATURES = re.compile(r"doc|dev|lint|typ|mypy|release|publish|format|style|build|bench|"
+                          r"check|qa|all|test", re.IGNORECASE)
 
 
 @dataclass
@@ -116,8 +119,11 @@ def resolve_dependencies(source: Path, checked: Path, wheelhouse: Path,
     dependency groups, requirement files, then `extra` from the task file) as wheels."""
     deps = Dependencies()
     name, requires, extras = wheel_metadata(checked) or ("", [], [])
-    wanted = [e for e in extras if e.lower() in TEST_NAMES] or [
+    tests_extras = [e for e in extras if e.lower() in TEST_NAMES] or [
         e for e in extras if e.lower() in FALLBACK_NAMES]
+    # optional features (pyjwt's `crypto`, portalocker's `redis`): their tests skip without
+    features = [e for e in extras if e not in tests_extras and not NOT_FEATURES.search(e)]
+    wanted = [*tests_extras, *features]
     for line in requires:
         req = _parse(line)
         if req is None:
