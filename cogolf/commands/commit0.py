@@ -111,8 +111,9 @@ def _prepare(args: argparse.Namespace) -> int:
     print(f"tests: {', '.join(task.tests_paths)}; library: {', '.join(task.package_paths)}")
     print(f"original: {found['collected']} collected, {found['failed']} failed, "
           f"{found['errors']} errors, {found['skipped']} skipped, {found['xfailed']} xfailed, "
-          f"{len(found['collect_errors'])} collection errors, {len(found['flaky'])} flaky")
-    for what in ("collect_errors", "flaky"):
+          f"{len(found['collect_errors'])} collection errors, {len(found['flaky'])} flaky, "
+          f"{len(found['unstable_ids'])} ids not the same in both runs")
+    for what in ("collect_errors", "flaky", "unstable_ids"):
         for node in found[what][:10]:
             print(f"  {what.replace('_', ' ')}: {node}")
     for skipped in found["dependencies"]["skipped"]:

@@ -31,6 +31,9 @@ class LiteLibrary:
     name: str  # the benchmark's name (its id file is `<name>.bz2`)
     requirement: str  # the PyPI release closest to the benchmark's pinned commit
     benchmark_ids: int  # ids the benchmark lists for it
+    # test requirements the sdist does not declare (the repository's requirement files
+    # are not shipped in it); the task file's additions
+    requirements: tuple[str, ...] = ()
 
 
 LITE = (
@@ -43,7 +46,7 @@ LITE = (
     LiteLibrary("imapclient", "imapclient==3.0.1", 267),
     LiteLibrary("marshmallow", "marshmallow==3.22.0", 1229),
     LiteLibrary("jinja", "jinja2==3.1.4", 851),
-    LiteLibrary("cookiecutter", "cookiecutter==2.6.0", 367),
+    LiteLibrary("cookiecutter", "cookiecutter==2.6.0", 367, ("freezegun", "pytest-mock")),
     LiteLibrary("portalocker", "portalocker==2.10.1", 38),
     LiteLibrary("parsel", "parsel==1.9.1", 343),
     LiteLibrary("pyjwt", "pyjwt==2.8.0", 259),
@@ -118,6 +121,7 @@ async def check_library(lib: LiteLibrary, folder: Path, git: GitSource | None,
         task = await prepare(str(original), folder / "task", name=lib.name,
                              time_limit_seconds=time_limit_seconds,
                              official_ids=ids if ids and ids.is_file() else None,
+                             requirements=lib.requirements,
                              accept_partial_reference=accept_partial_reference)
     except (SourceError, IdFileError, EnvBuildError, OSError) as exc:
         row.reason = f"prepare: {exc}"[:600]

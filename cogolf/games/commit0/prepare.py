@@ -207,6 +207,7 @@ def _reference(first: SuiteRun, second: SuiteRun, official: tuple[str, ...],
     assert first.report is not None and second.report is not None
     passed = [{t for t, o in r.tests.items() if o is Outcome.PASSED}
               for r in (first.report, second.report)]
+    both = set(first.report.tests) & set(second.report.tests)
     outcomes = list(first.report.tests.values())
     xfailed = sum(1 for o in first.calls.values() if o == "xfailed")
     found: dict[str, Any] = {
@@ -218,7 +219,10 @@ def _reference(first: SuiteRun, second: SuiteRun, official: tuple[str, ...],
         "skipped": outcomes.count(Outcome.SKIPPED) - xfailed,
         "xfailed": xfailed,
         "collect_errors": sorted(set(first.collect_errors) | set(second.collect_errors)),
-        "flaky": sorted(passed[0] ^ passed[1]),
+        # passed in one run, not the other: flaky; in one run only (a parameter drawn from
+        # the clock, say): an unstable id, which no later run can match either
+        "flaky": sorted((passed[0] ^ passed[1]) & both),
+        "unstable_ids": sorted((passed[0] ^ passed[1]) - both),
     }
     if official:
         ours = {to_ours(n) for n in official}
