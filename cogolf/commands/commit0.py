@@ -138,7 +138,7 @@ def _lite(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(json.dumps([r.to_json() for r in rows], indent=2) if args.json else format_table(rows))
-    return 0 if all(r.status == "ok" for r in rows) else 1
+    return 0 if all(r.status in ("ok", "unavailable") for r in rows) else 1
 
 
 def _git_source(spec: str) -> tuple[str, GitSource]:

@@ -185,16 +185,27 @@ def find_test_units(test_files: set[str], library_tops: set[str]) -> tuple[str, 
     """The paths that hold the collected test files, as few and as high as possible
     without taking library code: a root test module stays a file (`test.py`), a test
     folder at the top is taken whole (`tests`, `portalocker_tests`), and inside a
-    library package only the test folder or module (`voluptuous/tests`)."""
+    library package only the first test-named folder or module on the way
+    (`voluptuous/tests`, `pkg/sub/test_x.py`). A library module that pytest collected
+    for its doctests (a conftest may collect them) is no test module: it stays library."""
     units: set[str] = set()
     for rel in test_files:
         parts = rel.split("/")
         lead = 1 if parts[0] == "src" and len(parts) > 1 else 0
         top = parts[lead].removesuffix(".py")
-        depth = lead + 2 if top in library_tops and len(parts) > lead + 1 else lead + 1
-        units.add("/".join(parts[:depth]))
+        if top not in library_tops or len(parts) == lead + 1:
+            units.add("/".join(parts[:lead + 1]))
+            continue
+        named = [i for i, part in enumerate(parts) if i > lead and _is_test_name(part)]
+        if named:
+            units.add("/".join(parts[:named[0] + 1]))
     ordered = sorted(units)
     return tuple(u for u in ordered if not any(u.startswith(o + "/") for o in ordered if o != u))
+
+
+def _is_test_name(part: str) -> bool:
+    stem = part.removesuffix(".py")
+    return bool(_TEST_NAME.search(stem)) or stem.startswith("test") or stem.endswith("_test")
 
 
 _TEST_NAME = re.compile(r"(^|_)(tests?|testing)($|_)")

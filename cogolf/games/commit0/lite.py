@@ -29,7 +29,7 @@ log = structlog.get_logger(__name__)
 @dataclass(frozen=True)
 class LiteLibrary:
     name: str  # the benchmark's name (its id file is `<name>.bz2`)
-    requirement: str  # the PyPI release closest to the benchmark's pinned commit
+    requirement: str  # the PyPI release closest to the benchmark's pinned commit ("": none)
     benchmark_ids: int  # ids the benchmark lists for it
     # test requirements the sdist does not declare (the repository's requirement files
     # are not shipped in it); the task file's additions
@@ -52,7 +52,8 @@ LITE = (
     LiteLibrary("pyjwt", "pyjwt==2.8.0", 259),
     LiteLibrary("chardet", "chardet==5.2.0", 376),
     LiteLibrary("babel", "babel==2.16.0", 5663),
-    LiteLibrary("minitorch", "minitorch", 230),
+    # the PyPI project of that name is another library: only a git source will do
+    LiteLibrary("minitorch", "", 230),
 )
 BY_NAME = {lib.name: lib for lib in LITE}
 
@@ -61,7 +62,7 @@ BY_NAME = {lib.name: lib for lib in LITE}
 class LiteRow:
     name: str
     source: str
-    status: str  # ok | failed (reason says where)
+    status: str  # ok | failed (reason says where) | unavailable (no source here)
     reason: str = ""
     benchmark_ids: int = 0
     reference_ids: int = 0
@@ -96,6 +97,7 @@ async def run_lite(out: Path, *, names: list[str] | None = None,
     if unknown:
         raise SourceError(f"not in the lite split: {', '.join(unknown)} "
                           f"(it holds {', '.join(BY_NAME)})")
+    out.mkdir(parents=True, exist_ok=True)
     rows = []
     for lib in [BY_NAME[n] for n in names] if names else LITE:
         row = await check_library(lib, out / lib.name, (git or {}).get(lib.name), ids_dir,
@@ -113,10 +115,15 @@ async def check_library(lib: LiteLibrary, folder: Path, git: GitSource | None,
     source = f"{git.repo}@{git.commit}" if git else lib.requirement
     row = LiteRow(lib.name, source, "failed", benchmark_ids=lib.benchmark_ids)
     ids = ids_dir / f"{lib.name}.bz2" if ids_dir else None
+    if not lib.requirement and git is None:
+        row.status = "unavailable"
+        row.reason = (f"no PyPI release of the benchmark's {lib.name}; give its pinned source "
+                      f"with --git {lib.name}=REPO@SHA")
+        return row
     start = time.monotonic()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        original = fetch_source(lib.requirement, folder / "fetch",
+        original = fetch_source(lib.requirement or lib.name, folder / "fetch",
                                 git=git.repo if git else None, commit=git.commit if git else None)
         task = await prepare(str(original), folder / "task", name=lib.name,
                              time_limit_seconds=time_limit_seconds,

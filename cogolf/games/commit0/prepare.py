@@ -1,9 +1,12 @@
 """Building a Commit-0 task from a real library (`cogolf commit0 prepare`).
 
-Runs the library's suite against the original to record the reference ids,
-writes the stubbed skeleton, and keeps whole any function the library needs
-while being imported (found by importing the skeleton and reading the stub
-marker out of the NotImplementedError), so the skeleton always imports.
+Installs the original with its dependencies (resolved into the task's wheelhouse),
+runs its suite twice by pytest's own discovery to find the tests and record the
+reference ids (those that passed both times), reports what shrinks the reference
+(collection errors, skips, xfails, flaky tests), writes the stubbed skeleton,
+and keeps whole any function the library needs while being imported (found by
+importing the skeleton and reading the stub marker out of the NotImplementedError),
+so the skeleton always imports.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 import structlog
 
 from cogolf.evaluation.build import install_walled, package_tops
+from cogolf.evaluation.channel import junit_id
 from cogolf.evaluation.pyenv import (
     PythonEnv,
     build_toolbox,
@@ -35,6 +39,7 @@ from cogolf.games.commit0.layout import (
     library_files,
     library_tops,
     module_name,
+    under,
 )
 from cogolf.games.commit0.official import official_rate, read_id_file, to_ours
 from cogolf.games.commit0.stubber import STUB_MARK, stub_source
@@ -135,7 +140,7 @@ async def prepare(
             layout = layout_from_collection(root, files, library_tops(root, built_tops, files))
             if given:  # --package given, the tests found by collection
                 layout = Layout(root, given.package_paths, layout.tests_paths)
-        found = _reference(first, second, official, files)
+        found = _reference(first, second, official, files, layout.tests_paths)
         if found["collect_errors"] and not accept_partial_reference:
             errors = found["collect_errors"]
             raise PartialReference(
@@ -202,10 +207,14 @@ def _test_files(root: Path, run: SuiteRun) -> set[str]:
 
 
 def _reference(first: SuiteRun, second: SuiteRun, official: tuple[str, ...],
-               files: set[str]) -> dict[str, Any]:
-    """The reference ids (passed in both runs) and what the runs say beside them."""
+               files: set[str], tests_paths: tuple[str, ...]) -> dict[str, Any]:
+    """The reference ids (passed in both runs, in the hidden tests) and what the runs
+    say beside them. Doctests pytest found in library modules are left out: scoring
+    runs the hidden tests only."""
     assert first.report is not None and second.report is not None
-    passed = [{t for t, o in r.tests.items() if o is Outcome.PASSED}
+    hidden = {junit_id(n) for r in (first, second) for n in r.collected
+              if under(n.split("::", 1)[0], tests_paths)}
+    passed = [{t for t, o in r.tests.items() if o is Outcome.PASSED and t in hidden}
               for r in (first.report, second.report)]
     both = set(first.report.tests) & set(second.report.tests)
     outcomes = list(first.report.tests.values())

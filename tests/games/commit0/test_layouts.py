@@ -92,6 +92,17 @@ def test_src_layout_and_nested_test_folders(tmp_path: Path) -> None:
     assert "src/cachetools/test_inline.py" not in {f.as_posix() for f in files}
 
 
+def test_library_modules_collected_for_doctests_stay_library(tmp_path: Path) -> None:
+    root = tree(tmp_path, ["babel/__init__.py", "babel/core.py", "babel/messages/__init__.py",
+                           "babel/messages/frontend.py", "babel/messages/test_inline.py",
+                           "tests/test_core.py", "conftest.py"])
+    collected = {"babel/core.py", "babel/messages/frontend.py", "babel/messages/test_inline.py",
+                 "tests/test_core.py"}
+    layout = layout_from_collection(root, collected, library_tops(root, {"babel"}, collected))
+    assert layout.tests_paths == ("babel/messages/test_inline.py", "tests")
+    assert layout.package_paths == ("babel",)
+
+
 def test_units_keep_the_highest_path() -> None:
     assert find_test_units({"tests/a/test_x.py", "tests/test_y.py"}, set()) == ("tests",)
     assert find_test_units({"pkg/tests/test_a.py", "pkg/tests/sub/test_b.py"}, {"pkg"}) == (

@@ -35,6 +35,11 @@ def test_bad_arguments_are_clear_errors(tmp_path: Path) -> None:
     assert done.returncode == 2 and "expected NAME=REPO@SHA" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "o" / "tinydb").exists()
+    # the benchmark's minitorch is not on PyPI: said so, nothing fetched
+    done = cogolf("lite", "--out", str(tmp_path / "m"), "--only", "minitorch", "--json")
+    row = json.loads(done.stdout)[0]
+    assert done.returncode == 0 and row["status"] == "unavailable"
+    assert "--git minitorch=REPO@SHA" in row["reason"]
 
 
 @pytest.mark.slow
