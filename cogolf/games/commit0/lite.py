@@ -172,11 +172,16 @@ def format_table(rows: list[LiteRow]) -> str:
     def rate(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
 
+    official = any(r.official_original is not None for r in rows)
+    if official:  # the benchmark's rate over its own id list, beside ours
+        lines[0] += "\tofficial original\tofficial skeleton"
     for r in rows:
-        lines.append("\t".join(map(str, [
-            r.name, r.status, r.reference_ids, r.benchmark_ids, r.collected, r.skipped,
-            r.xfailed, r.collect_errors, len(r.flaky), rate(r.original), rate(r.skeleton),
-            r.prepare_seconds, r.score_seconds])))
+        cells = [r.name, r.status, r.reference_ids, r.benchmark_ids, r.collected, r.skipped,
+                 r.xfailed, r.collect_errors, len(r.flaky), rate(r.original), rate(r.skeleton),
+                 r.prepare_seconds, r.score_seconds]
+        if official:
+            cells += [rate(r.official_original), rate(r.official_skeleton)]
+        lines.append("\t".join(map(str, cells)))
     for r in rows:
         if r.reason:
             lines.append(f"{r.name}: {r.reason}")
