@@ -14,7 +14,10 @@ from cogolf.commands.common import (
     emit_result,
     print_table,
 )
+from cogolf.evaluation.pyenv import EnvBuildError
 from cogolf.games.commit0.layout import SourceError
+from cogolf.games.commit0.lite import GitSource, format_table, run_lite
+from cogolf.games.commit0.official import IdFileError
 from cogolf.games.commit0.prepare import prepare
 from cogolf.games.commit0.results import ResultError, commit0_table, load_records
 from cogolf.games.commit0.score import score_submission
@@ -48,7 +51,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     prep.add_argument("--name", help="task name (default: the source directory's name)")
     prep.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT_SECONDS,
                       metavar="SECONDS", help="wall-clock limit of one suite run")
+    prep.add_argument("--git", type=Path, metavar="REPO",
+                      help="take the source from this local git repository at --commit "
+                      "(SOURCE then only names the task)")
+    prep.add_argument("--commit", metavar="SHA", help="the commit of --git to take")
+    prep.add_argument("--official-ids", type=Path, metavar="FILE",
+                      help="the benchmark's id list (`<library>.bz2` or plain text, one "
+                      "`tests/x.py::Class::test` per line): its rate is reported beside ours")
+    prep.add_argument("--with", action="append", dest="requirements", default=[],
+                      metavar="REQ", help="a further test requirement (repeatable)")
+    prep.add_argument("--accept-partial-reference", action="store_true",
+                      help="accept a reference that loses tests to collection errors")
     prep.set_defaults(func=_prepare)
+
+    lite = sub.add_parser(
+        "lite", help="prepare and check the benchmark's lite split",
+        description="For each lite library whose source can be had (PyPI sdist, or --git "
+        "NAME=REPO@SHA), prepare a task, score the original (1.0 expected) and the skeleton "
+        "(near 0), and print reference ids beside the benchmark's counts, with times.",
+    )
+    lite.add_argument("--out", type=Path, required=True, metavar="DIR")
+    lite.add_argument("--only", metavar="NAMES", help="comma-separated subset of the split")
+    lite.add_argument("--git", action="append", default=[], metavar="NAME=REPO@SHA",
+                      help="a library's pinned source as a local git repository (repeatable)")
+    lite.add_argument("--ids", type=Path, metavar="DIR",
+                      help="a folder of the benchmark's id files (`<library>.bz2`)")
+    lite.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT_SECONDS,
+                      metavar="SECONDS", help="wall-clock limit of one suite run")
+    lite.add_argument("--accept-partial-reference", action="store_true")
+    lite.add_argument("--json", action="store_true", help="print the rows as JSON")
+    lite.set_defaults(func=_lite)
 
     score = sub.add_parser(
         "score", help="score a submission (a copy of the skeleton with bodies filled in)",
@@ -72,14 +104,56 @@ def _prepare(args: argparse.Namespace) -> int:
     try:
         task = asyncio.run(prepare(args.source, args.out, tests=args.tests,
                                    packages=args.packages, name=args.name,
-                                   time_limit_seconds=args.time_limit))
-    except (SourceError, TaskError) as exc:
+                                   time_limit_seconds=args.time_limit, git=args.git,
+                                   commit=args.commit, official_ids=args.official_ids,
+                                   requirements=tuple(args.requirements),
+                                   accept_partial_reference=args.accept_partial_reference))
+    except (SourceError, TaskError, IdFileError, EnvBuildError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    found = task.prepare
     print(f"task {task.name} written to {task.root}: {len(task.reference_ids)} reference ids, "
           f"{sum(len(v) for v in task.stubbed.values())} functions stubbed, "
           f"{sum(len(v) for v in task.kept.values())} kept for import")
+    print(f"tests: {', '.join(task.tests_paths)}; library: {', '.join(task.package_paths)}")
+    print(f"original: {found['collected']} collected, {found['failed']} failed, "
+          f"{found['errors']} errors, {found['skipped']} skipped, {found['xfailed']} xfailed, "
+          f"{len(found['collect_errors'])} collection errors, {len(found['flaky'])} flaky, "
+          f"{len(found['unstable_ids'])} ids not the same in both runs")
+    for what in ("collect_errors", "flaky", "unstable_ids"):
+        for node in found[what][:10]:
+            print(f"  {what.replace('_', ' ')}: {node}")
+    for skipped in found["dependencies"]["skipped"]:
+        print(f"  test requirement not available: {skipped}")
+    if "official" in found:
+        o = found["official"]
+        print(f"official ids: {o['listed']} listed, {o['in_reference']} in the reference, "
+              f"{o['not_collected']} not collected; the original's official rate "
+              f"{o['original_rate']['rate']:.3f}")
     return 0
+
+
+def _lite(args: argparse.Namespace) -> int:
+    configure(args.log_level)
+    try:
+        git = dict(_git_source(spec) for spec in args.git)
+        names = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
+        rows = asyncio.run(run_lite(args.out, names=names, git=git, ids_dir=args.ids,
+                                    time_limit_seconds=args.time_limit,
+                                    accept_partial_reference=args.accept_partial_reference))
+    except SourceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps([r.to_json() for r in rows], indent=2) if args.json else format_table(rows))
+    return 0 if all(r.status in ("ok", "unavailable") for r in rows) else 1
+
+
+def _git_source(spec: str) -> tuple[str, GitSource]:
+    name, sep, rest = spec.partition("=")
+    repo, at, commit = rest.rpartition("@")
+    if not sep or not at or not name or not repo or not commit:
+        raise SourceError(f"--git {spec!r}: expected NAME=REPO@SHA")
+    return name, GitSource(Path(repo), commit)
 
 
 def _score(args: argparse.Namespace) -> int:

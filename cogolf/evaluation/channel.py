@@ -123,6 +123,10 @@ class ChannelResult:
     tampered: list[str]  # reasons; empty when nothing suspicious was seen
     started: bool  # the plugin spoke at all
     finished: bool  # pytest reached the end of its session
+    # call phase per node id: passed | failed | skipped | xfailed | xpassed (no call: absent)
+    calls: dict[str, str] = field(default_factory=dict)
+    collect_errors: list[str] = field(default_factory=list)  # node ids that failed to collect
+    collected: list[str] = field(default_factory=list)  # node ids of every collected test
 
 
 def junit_id(nodeid: str) -> str:
@@ -138,6 +142,9 @@ def read_records(data: bytes, token: str, canaries: set[str]) -> ChannelResult:
     report = TestReport()
     tampered: list[str] = []
     phases: dict[str, dict[str, str]] = {}
+    calls: dict[str, str] = {}
+    collect_errors: list[str] = []
+    collected: list[str] = []
     started = finished = False
     lines = data.split(b"\n")
     if lines and lines[-1]:
@@ -156,8 +163,16 @@ def read_records(data: bytes, token: str, canaries: set[str]) -> ChannelResult:
             started = True
         elif record.get("event") == "finish":
             finished = True
+        elif isinstance(record.get("collect_error"), str):
+            collect_errors.append(record["collect_error"])
+        elif isinstance(record.get("collected"), list):
+            collected.extend(str(n) for n in record["collected"] if str(n) not in canaries)
         elif isinstance(record.get("id"), str) and record.get("when") in _PHASES:
             outcome = record.get("outcome")
+            if record["when"] == "call":
+                xfail = record.get("xfail") is True
+                calls[record["id"]] = {("skipped", True): "xfailed", ("passed", True): "xpassed"
+                                       }.get((str(outcome), xfail), str(outcome))
             previous = phases.setdefault(record["id"], {}).get(record["when"])
             if previous is None or previous == "passed":
                 phases[record["id"]][record["when"]] = str(outcome)
@@ -169,7 +184,10 @@ def read_records(data: bytes, token: str, canaries: set[str]) -> ChannelResult:
             continue
         report.record(junit_id(nodeid), outcome)
     report.complete = finished
-    return ChannelResult(report, list(dict.fromkeys(tampered)), started, finished)
+    for canary in canaries:
+        calls.pop(canary, None)
+    return ChannelResult(report, list(dict.fromkeys(tampered)), started, finished, calls,
+                         collect_errors, collected)
 
 
 def _outcome(seen: dict[str, str]) -> Outcome:
@@ -196,7 +214,12 @@ def plant_canaries(
     and ends with an assertion that cannot hold.
     """
     rng = rng or random.SystemRandom()
-    modules = sorted(p for p in tests_dir.rglob("test*.py") if p.is_file() and not p.is_symlink())
+    if tests_dir.is_file():  # a single test module (a root `test.py`)
+        modules = [] if tests_dir.is_symlink() else [tests_dir]
+    else:
+        modules = sorted(
+            p for p in tests_dir.rglob("test*.py") if p.is_file() and not p.is_symlink()
+        )
     planted: set[str] = set()
     for _ in range(count if modules else 0):
         module = rng.choice(modules)

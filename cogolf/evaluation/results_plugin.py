@@ -162,8 +162,9 @@ def _origin() -> str:
 
 def _is_runner_object(obj: Any) -> bool:
     module = obj.__name__ if _isinstance(obj, _type(sys)) else getattr(obj, "__module__", None)
+    # `pytest_mock` and other plugins are not the runner: the package name must match
     return isinstance(module, str) and (
-        module.startswith(("_pytest", "pytest", "pluggy")) or module == __name__
+        module.split(".", 1)[0] in ("_pytest", "pytest", "pluggy") or module == __name__
     )
 
 
@@ -228,7 +229,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _check_snapshot()
-    _send({"id": report.nodeid, "when": report.when, "outcome": report.outcome})
+    _send({"id": report.nodeid, "when": report.when, "outcome": report.outcome,
+           "xfail": hasattr(report, "wasxfail")})
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -7,7 +7,13 @@ One scored submission is one JSON file:
      "not_passed": {"<test id>": "failed" | "error" | "skipped" | "no_result" | "missing"},
      "lint": {"tool": "ruff", "count": 3, "detail": ""},
      "typecheck": {"tool": "mypy", "count": 0, "detail": ""},
-     "notes": [...], "seconds": 12.5, "walled": true}
+     "notes": [...], "seconds": 12.5, "walled": true,
+     "counts": {"collected", "passed", "failed", "errors", "skipped", "xfailed",
+                "collect_errors"},
+     "official": {"listed", "passed", "xfailed", "missing", "rate"} | null}
+
+`official` is the benchmark's own rate over its id list, when the task has one
+(`cogolf.games.commit0.official`); `pass_rate` stays ours.
 
 `status` is ok, tampered, timeout, no_report, install_failed or bad_submission;
 anything but ok has pass_rate 0. The table reads a folder of such files: per
@@ -45,6 +51,8 @@ class Commit0Result:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     walled: bool | None = None
+    counts: dict[str, int] | None = None
+    official: dict[str, Any] | None = None
 
     @property
     def pass_rate(self) -> float:
@@ -57,7 +65,8 @@ class Commit0Result:
             "status": self.status, "pass_rate": round(self.pass_rate, 6), "passed": self.passed,
             "total": self.total, "not_passed": listed, "lint": self.lint,
             "typecheck": self.typecheck, "notes": self.notes[:50], "seconds": self.seconds,
-            "walled": self.walled,
+            "walled": self.walled, "counts": self.counts,
+            "official": self.official if self.status == "ok" else None,
         }
 
 

@@ -22,16 +22,31 @@ import structlog
 from cogolf.evaluation.build import install_walled, package_tops
 from cogolf.evaluation.pyenv import build_toolbox, create_env, shared_tempdir
 from cogolf.evaluation.reports import Outcome, TestReport
-from cogolf.games.commit0.layout import SubmissionError, overlay_submission
+from cogolf.games.commit0.layout import SubmissionError, overlay_submission, under
+from cogolf.games.commit0.official import official_rate
 from cogolf.games.commit0.quality import run_mypy, run_ruff
 from cogolf.games.commit0.results import Commit0Result
-from cogolf.games.commit0.suite import run_suite
+from cogolf.games.commit0.suite import SuiteRun, run_suite
 from cogolf.games.commit0.task import Commit0Task
 
 log = structlog.get_logger(__name__)
 
 MAX_NOTES = 50
 MAX_NOTE_CHARS = 800
+
+
+def package_placeholders(task: Commit0Task, build: Path) -> None:
+    """Empty `__init__.py` files where a test package inside the library had them, so a
+    build that lists its test package (`packages = ["pkg", "pkg.tests"]`) still finds
+    it; the tests themselves never reach the build."""
+    for unit in task.tests_paths:
+        hidden = task.hidden_tests / unit
+        if not hidden.is_dir() or not any(under(unit, (p,)) for p in task.package_paths):
+            continue
+        for init in hidden.rglob("__init__.py"):
+            target = build / unit / init.relative_to(hidden)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("", encoding="utf-8")
 
 
 def tally(task: Commit0Task, report: TestReport) -> tuple[int, dict[str, str]]:
@@ -66,19 +81,30 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
             notes = overlay_submission(task.package_paths, submission, work)
         except SubmissionError as exc:
             return result("bad_submission", passed=0, notes=[str(exc)])
-        tests = work / task.tests_path
-        if tests.exists():
-            shutil.rmtree(tests)
+        for unit in task.tests_paths:  # the task's tests, never the submission's
+            tests = work / unit
+            if tests.is_dir() and not tests.is_symlink():
+                shutil.rmtree(tests)
+            elif tests.exists() or tests.is_symlink():
+                tests.unlink()
         build = tmp / "build"  # what the build may write: a copy without the tests
         shutil.copytree(work, build)
+        package_placeholders(task, build)
         env = create_env(tmp / "env", build_toolbox(tmp / "toolbox"))
         installed = await install_walled(env, build, tmp / "install",
                                          tops=package_tops(task.package_paths),
                                          wheelhouse=task.wheelhouse)
         if not installed.ok:
             return result("install_failed", passed=0, notes=[*notes, installed.log])
-        shutil.copytree(task.hidden_tests, tests)
-        run = await run_suite(env, work, task.tests_path, tmp / "out", task.time_limit_seconds)
+        for unit in task.tests_paths:
+            hidden, tests = task.hidden_tests / unit, work / unit
+            tests.parent.mkdir(parents=True, exist_ok=True)
+            if hidden.is_dir():
+                shutil.copytree(hidden, tests)
+            else:
+                shutil.copy2(hidden, tests)
+        run = await run_suite(env, work, task.tests_paths, tmp / "out", task.time_limit_seconds,
+                              plugins=task.plugins)
         lint = typecheck = None
         if quality:
             lint = (await run_ruff(work, task.package_paths)).to_json()
@@ -91,4 +117,17 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
         passed, not_passed = tally(task, run.report)
     log.info("commit0_scored", task=task.name, entrant=entrant, passed=passed, total=total)
     return result("ok", passed=passed, not_passed=not_passed, lint=lint, typecheck=typecheck,
-                  notes=notes, walled=run.walled)
+                  notes=notes, walled=run.walled, counts=counts(run),
+                  official=(official_rate(list(task.official_ids), run.calls).to_json()
+                            if task.official_ids else None))
+
+
+def counts(run: SuiteRun) -> dict[str, int]:
+    """What the run shows beside the rate: nothing shrinks silently."""
+    assert run.report is not None
+    outcomes = list(run.report.tests.values())
+    xfailed = sum(1 for o in run.calls.values() if o == "xfailed")
+    return {"collected": len(run.collected), "passed": outcomes.count(Outcome.PASSED),
+            "failed": outcomes.count(Outcome.FAILED), "errors": outcomes.count(Outcome.ERROR),
+            "skipped": outcomes.count(Outcome.SKIPPED) - xfailed, "xfailed": xfailed,
+            "collect_errors": len(run.collect_errors)}

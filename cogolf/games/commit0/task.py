@@ -1,15 +1,20 @@
 """The Commit-0 task directory, as `prepare` writes it and `score` reads it.
 
     TASK_DIR/task.json      {"game": "commit0", "schema": 1, "name", "source",
-                             "package_paths": [...], "tests_path": "tests",
+                             "package_paths": [...], "tests_paths": ["tests", ...],
                              "time_limit_seconds", "reference_ids": [...],
                              "stubbed": {module: [qualname, ...]},
-                             "kept": {module: [qualname, ...]}}
+                             "kept": {module: [qualname, ...]},
+                             "plugins": [pytest plugin modules from the wheelhouse],
+                             "official_ids": [benchmark node ids, if given],
+                             "test_files": [collected test files], "prepare": {...}}
     TASK_DIR/skeleton/      the stubbed library tree: what an entrant receives
-    TASK_DIR/hidden_tests/  the library's test directory, kept from entrants
+    TASK_DIR/hidden_tests/  the library's tests at their own paths, kept from entrants
     TASK_DIR/wheelhouse/    the library's dependencies as wheels, resolved by `prepare`
                             (scoring installs from here only, never from an index)
 
+`tests_path` (one string) is still read. `prepare` holds what preparing found
+(counts of the reference run, flaky ids, collection errors, dependencies).
 `kept` lists functions left whole because the library calls them while being
 imported (a skeleton that cannot be imported would fail every test).
 """
@@ -17,6 +22,7 @@ imported (a skeleton that cannot be imported would fail every test).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,11 +41,15 @@ class Commit0Task:
     name: str
     source: str
     package_paths: tuple[str, ...]
-    tests_path: str
+    tests_paths: tuple[str, ...]
     reference_ids: tuple[str, ...]
     time_limit_seconds: float = DEFAULT_TIME_LIMIT_SECONDS
     stubbed: dict[str, list[str]] = field(default_factory=dict)
     kept: dict[str, list[str]] = field(default_factory=dict)
+    plugins: tuple[str, ...] = ()
+    official_ids: tuple[str, ...] = ()
+    test_files: tuple[str, ...] = ()
+    prepare: dict[str, Any] = field(default_factory=dict)
 
     @property
     def skeleton(self) -> Path:
@@ -56,10 +66,12 @@ class Commit0Task:
     def to_json(self) -> dict[str, Any]:
         return {
             "game": "commit0", "schema": SCHEMA, "name": self.name, "source": self.source,
-            "package_paths": list(self.package_paths), "tests_path": self.tests_path,
+            "package_paths": list(self.package_paths), "tests_paths": list(self.tests_paths),
             "time_limit_seconds": self.time_limit_seconds,
             "reference_ids": list(self.reference_ids), "stubbed": self.stubbed,
-            "kept": self.kept,
+            "kept": self.kept, "plugins": list(self.plugins),
+            "official_ids": list(self.official_ids), "test_files": list(self.test_files),
+            "prepare": self.prepare,
         }
 
     def save(self) -> None:
@@ -79,16 +91,23 @@ def load_task(root: Path) -> Commit0Task:
         raise TaskError(f"{path}: not a Commit-0 task (game must be 'commit0')")
     if data.get("schema") != SCHEMA:
         raise TaskError(f"{path}: schema {data.get('schema')!r} is not {SCHEMA}")
-    for key in ("name", "source", "tests_path"):
+    for key in ("name", "source"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise TaskError(f"{path}: {key} must be a non-empty string")
-    for key in ("package_paths", "reference_ids"):
-        value = data.get(key)
+    if "tests_paths" not in data and isinstance(data.get("tests_path"), str):
+        data["tests_paths"] = [data["tests_path"]]
+    for key in ("package_paths", "reference_ids", "tests_paths", "plugins", "official_ids",
+                "test_files"):
+        value = data.setdefault(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise TaskError(f"{path}: {key} must be a list of non-empty strings")
-    if not data["reference_ids"]:
-        raise TaskError(f"{path}: reference_ids is empty; no test passed on the original")
-    for rel in [*data["package_paths"], data["tests_path"]]:
+    for key in ("package_paths", "reference_ids", "tests_paths"):
+        if not data[key]:
+            raise TaskError(f"{path}: {key} is empty")
+    for plugin in data["plugins"]:
+        if not re.fullmatch(r"[A-Za-z_][\w.]*", plugin):
+            raise TaskError(f"{path}: plugin {plugin[:60]!r} is not a module name")
+    for rel in [*data["package_paths"], *data["tests_paths"]]:
         if Path(rel).is_absolute() or ".." in Path(rel).parts:
             raise TaskError(f"{path}: path {rel!r} must be relative, without '..'")
     limit = data.get("time_limit_seconds", DEFAULT_TIME_LIMIT_SECONDS)
@@ -96,9 +115,12 @@ def load_task(root: Path) -> Commit0Task:
         raise TaskError(f"{path}: time_limit_seconds must be a number in (0, 7200]")
     task = Commit0Task(
         root=root, name=data["name"], source=data["source"],
-        package_paths=tuple(data["package_paths"]), tests_path=data["tests_path"],
+        package_paths=tuple(data["package_paths"]), tests_paths=tuple(data["tests_paths"]),
         reference_ids=tuple(data["reference_ids"]), time_limit_seconds=float(limit),
         stubbed=data.get("stubbed") or {}, kept=data.get("kept") or {},
+        plugins=tuple(data["plugins"]), official_ids=tuple(data["official_ids"]),
+        test_files=tuple(data["test_files"]),
+        prepare=data["prepare"] if isinstance(data.get("prepare"), dict) else {},
     )
     for needed in (task.skeleton, task.hidden_tests):
         if not needed.is_dir():

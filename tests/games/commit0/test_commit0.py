@@ -57,7 +57,8 @@ def test_prepare_writes_a_task(task: Commit0Task) -> None:
     assert len(loaded.reference_ids) >= 30
     assert loaded.package_paths == ("src/textkit",)
     assert not (task.skeleton / "tests").exists()
-    assert (task.hidden_tests / "test_roman.py").is_file()
+    assert loaded.tests_paths == ("tests",)
+    assert (task.hidden_tests / "tests" / "test_roman.py").is_file()
     assert "wrap" in loaded.stubbed["textkit.wrap"]
     # `_TABLE = _build_table()` runs at import time, so that function stays whole
     assert loaded.kept == {"textkit.roman": ["_build_table"]}
@@ -136,7 +137,7 @@ def test_prepare_refuses_a_tree_without_tests(tmp_path: Path) -> None:
     src = tmp_path / "lib"
     (src / "lib").mkdir(parents=True)
     (src / "lib" / "__init__.py").write_text("def f():\n    return 1\n")
-    with pytest.raises(SourceError, match="no test directory"):
+    with pytest.raises(SourceError, match="pytest collected no test on the original"):
         asyncio.run(prepare(str(src), tmp_path / "out"))
 
 

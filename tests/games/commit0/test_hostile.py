@@ -77,7 +77,7 @@ def with_init(task: Commit0Task, tmp_path: Path, prelude: str) -> Path:
 
 def assert_clean(text: str, task: Commit0Task) -> None:
     assert HIDDEN_LINE not in text
-    for test_file in task.hidden_tests.glob("*.py"):
+    for test_file in task.hidden_tests.rglob("*.py"):
         for line in test_file.read_text().splitlines():
             if len(line.strip()) > 30:
                 assert line.strip() not in text, line
@@ -143,11 +143,11 @@ def _rewrite():
 atexit.register(_rewrite)
 """,
     )
-    hidden_before = {p.name: p.read_bytes() for p in task.hidden_tests.iterdir()}
+    hidden_before = {p: p.read_bytes() for p in task.hidden_tests.rglob("*") if p.is_file()}
     data, text = score_cli(task, sub, tmp_path / "r.json")
     assert data["pass_rate"] == 0.0 and data["passed"] == 0
     assert_clean(text, task)
-    assert {p.name: p.read_bytes() for p in task.hidden_tests.iterdir()} == hidden_before
+    assert {p: p.read_bytes() for p in task.hidden_tests.rglob("*") if p.is_file()} == hidden_before
 
 
 def test_exit_after_printing_hidden_tests_leaks_nothing(task: Commit0Task, tmp_path: Path) -> None:
