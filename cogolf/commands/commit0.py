@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from cogolf.commands.common import (
+    add_json_option,
     add_result_out_option,
     add_table_parser,
     emit_result,
@@ -70,7 +71,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "NAME=REPO@SHA), prepare a task, score the original (1.0 expected) and the skeleton "
         "(near 0), and print reference ids beside the benchmark's counts, with times.",
     )
-    lite.add_argument("--out", type=Path, required=True, metavar="DIR")
+    lite.add_argument("--out", type=Path, required=True, metavar="DIR",
+                      help="where each library's task folder and the lite table are written")
     lite.add_argument("--only", metavar="NAMES", help="comma-separated subset of the split")
     lite.add_argument("--git", action="append", default=[], metavar="NAME=REPO@SHA",
                       help="a library's pinned source as a local git repository (repeatable)")
@@ -78,8 +80,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="a folder of the benchmark's id files (`<library>.bz2`)")
     lite.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT_SECONDS,
                       metavar="SECONDS", help="wall-clock limit of one suite run")
-    lite.add_argument("--accept-partial-reference", action="store_true")
-    lite.add_argument("--json", action="store_true", help="print the rows as JSON")
+    lite.add_argument("--accept-partial-reference", action="store_true",
+                      help="keep a library whose original loses tests to collection errors")
+    add_json_option(lite, "the rows as JSON")
     lite.set_defaults(func=_lite)
 
     score = sub.add_parser(
