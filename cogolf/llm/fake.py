@@ -185,11 +185,11 @@ class FakeProvider:
             headers=step.headers,
         )
 
-    def start(self) -> FakeProvider:
+    def start(self, port: int = 0) -> FakeProvider:
         config = uvicorn.Config(
             self.app,
             host="127.0.0.1",
-            port=0,
+            port=port,
             log_level="warning",
             lifespan="off",
             timeout_graceful_shutdown=1,
@@ -215,3 +215,38 @@ class FakeProvider:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m cogolf.llm.fake`: try an LLM player with no model and no key."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m cogolf.llm.fake",
+        description="Serve the fake chat provider on loopback until Ctrl-C: any model name "
+        "gets the pedant's play for a Cogolf hole and a short Python source for a golf hole.",
+    )
+    parser.add_argument("--port", type=int, default=0, help="default: any free port")
+    parser.add_argument(
+        "--model-file", metavar="FILE", help="also write the model file for it (llm:FILE)"
+    )
+    args = parser.parse_args(argv)
+    provider = FakeProvider().start(args.port)
+    model = f'provider = "openai"\nmodel = "fake"\nbase_url = "{provider.openai_url}"\n'
+    if args.model_file:
+        with open(args.model_file, "w", encoding="utf-8") as out:
+            out.write(model)
+    print(
+        f"fake provider on {provider.openai_url} (Ctrl-C stops it); its model file:\n", flush=True
+    )
+    print(model, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        provider.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -118,3 +118,32 @@ def test_a_bot_too_late_is_told_why(tmp_path: Path) -> None:
     message = done.stderr.splitlines()[-1]
     assert message.startswith("cogolf bot: the server refused the seat (410): this match is over")
     assert "30 s by default, counted from the match's creation" in message
+
+
+def test_an_llm_player_tried_with_the_fake_provider_and_no_key(tmp_path: Path) -> None:
+    """The README's two commands to try an LLM player without a model or a key."""
+    serve, play = (
+        re.search(rf"^    ({start}.*?)\s+#", README, re.M)
+        for start in (r"python -m cogolf\.llm\.fake ", r"cogolf play --seat0 llm:fake")
+    )
+    assert serve and play
+    fake = subprocess.Popen(
+        [sys.executable, *serve.group(1).split()[1:]],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},  # no key anywhere
+    )
+    try:
+        assert fake.stdout is not None
+        assert fake.stdout.readline().startswith("fake provider on http://127.0.0.1:")
+        argv = [*play.group(1).split()[1:], "--holes", "1", "--replays", "out"]
+        done = cogolf(*argv, cwd=tmp_path)
+    finally:
+        fake.terminate()
+        fake.wait(10)
+    assert done.returncode == 0, done.stderr
+    seat0 = next(line for line in done.stdout.splitlines() if "breaches taken" in line)
+    assert seat0.endswith("fallbacks 0")  # the model played its hole: no literalist fallback
+    assert "seat 0: llm:fake (Ash)" in done.stdout
+    assert len(list((tmp_path / "out" / "llm").glob("*.seat0.ndjson"))) == 1
