@@ -76,7 +76,7 @@ def _render(replay: Replay) -> str:
         return "\n".join(lines)
     lines.append(
         f"  total  {a0} {res.scores[0]:+d}   {a1} {res.scores[1]:+d}   "
-        f"({res.holes_played} holes, ended: {res.reason})"
+        f"({res.holes_played} hole{'' if res.holes_played == 1 else 's'}, ended: {res.reason})"
     )
     for i in (0, 1):
         lines.append(

@@ -146,4 +146,5 @@ def test_an_llm_player_tried_with_the_fake_provider_and_no_key(tmp_path: Path) -
     seat0 = next(line for line in done.stdout.splitlines() if "breaches taken" in line)
     assert seat0.endswith("fallbacks 0")  # the model played its hole: no literalist fallback
     assert "seat 0: llm:fake (Ash)" in done.stdout
+    assert "(1 hole, ended: complete)" in done.stdout  # not "1 holes"
     assert len(list((tmp_path / "out" / "llm").glob("*.seat0.ndjson"))) == 1
