@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from cogolf.grid import grid
 from cogolf.llm.transcript import TRANSCRIPTS_DIR
 
 USAGE_FILE = "usage.json"
@@ -109,19 +110,18 @@ def _cost(value: float | None) -> str:
 
 
 def render_usage(doc: dict[str, Any]) -> str:
-    head = f"  {'entrant':<24} {'match':<40} {'turns':>5} {'fallb':>5} {'tok in':>9} "
-    head += f"{'tok out':>8} {'cost':>9}"
-    lines = ["LLM usage (tokens and cost per match, then the night)", head]
+    header = ["entrant", "match", "turns", "fallbacks", "tokens in", "tokens out", "cost"]
+    rows: list[list[str]] = []
     for e in doc["entrants"]:
         for m in (m for m in doc["matches"] if m["entrant"] == e["entrant"]):
-            lines.append(
-                f"  {e['entrant'][:24]:<24} {m['match_id'][:40]:<40} {m['turns']:>5} "
-                f"{m['fallbacks']:>5} {m['input_tokens']:>9} {m['output_tokens']:>8} "
-                f"{_cost(m['cost']):>9}"
-            )
-        lines.append(
-            f"  {e['entrant'][:24]:<24} {'night (' + str(e['matches']) + ' matches)':<40} "
-            f"{e['turns']:>5} {e['fallbacks']:>5} {e['input_tokens']:>9} "
-            f"{e['output_tokens']:>8} {_cost(e['cost']):>9}"
-        )
-    return "\n".join(lines)
+            rows.append([e["entrant"], m["match_id"], *_counts(m)])
+        rows.append([e["entrant"], f"night ({e['matches']} matches)", *_counts(e)])
+    lines = grid(header, rows, left=2)
+    return "\n".join(
+        ["LLM usage (tokens and cost per match, then the night)", *(f"  {ln}" for ln in lines)]
+    )
+
+
+def _counts(d: dict[str, Any]) -> list[str]:
+    cells = (d["turns"], d["fallbacks"], d["input_tokens"], d["output_tokens"])
+    return [*(str(c) for c in cells), _cost(d["cost"])]

@@ -88,6 +88,10 @@ def test_a_night_with_an_llm_entrant_shows_its_tokens_and_cost(fake, tmp_path):
     )
     assert run.returncode == 0, run.stderr
     assert "LLM usage" in run.stdout and "night (2 matches)" in run.stdout
+    # Headers whole, match ids whole (they are up to 80 characters), never cut.
+    assert "turns  fallbacks  tokens in  tokens out" in run.stdout
+    ids = [p.stem for p in (tmp_path / "replays" / "llm-night").glob("*.ndjson")]
+    assert ids and all(f" {i} " in run.stdout for i in ids)
     folder = tmp_path / "replays" / "llm-night"
     usage = json.loads((folder / "llm" / "usage.json").read_text())
     (gpt,) = usage["entrants"]
