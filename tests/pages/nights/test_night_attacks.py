@@ -256,6 +256,10 @@ def test_publish_copies_nothing_from_outside_the_night(root: Path, tmp_path: Pat
             assert SECRET not in text, p
             assert not re.search(r"""(?:href|src|action)=["']?(?:/|(?!data:)[a-z]+:)""", text), p
             assert 'http-equiv="Content-Security-Policy"' in text or p.suffix != ".html", p
+            # self-contained: nothing loaded, no script but the page's own hashed one
+            if p.parent.name == "matches":
+                assert "<script src" not in text and 'rel="stylesheet"' not in text, p
+    assert "<script" not in (site / "index.html").read_text()
 
 
 def test_publish_never_writes_through_links_planted_in_the_site(root: Path, tmp_path: Path):
