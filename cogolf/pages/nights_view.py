@@ -25,6 +25,7 @@ from cogolf.pages.nights import (
 
 HEAT_STEPS = 4  # heat classes heat-n4..heat-p4 either side of zero
 MAX_GOLF_FILES = 2000
+MAX_STAMPED = 5000  # replays of a night without standings ordered by time; more by name
 MAX_TEXT = 200  # of a text a page polls for (real names are at most 48 characters)
 MAX_GOLF_BYTES = 2 * 1024 * 1024  # one golf result file (real ones are a few KiB)
 MAX_GOLF_TOTAL = 64 * 1024 * 1024  # all of a night's golf files one render reads
@@ -445,8 +446,11 @@ def _combined(doc: dict[str, Any]) -> dict[str, Any]:
 def _recent_replays(folders: NightFolders, name: str, count: int = 50) -> list[str]:
     """The latest replays of a night without standings yet, newest first."""
     folder = folders.replays_dir(name)
+    ids = folders.replay_ids(name)
+    if len(ids) > MAX_STAMPED:  # a stat each would cost seconds: the last by name instead
+        return sorted(ids, reverse=True)[:count]
     stamped = []
-    for mid in folders.replay_ids(name):
+    for mid in ids:
         try:
             stamped.append(((folder / f"{mid}{REPLAY_SUFFIX}").lstat().st_mtime, mid))
         except OSError:
