@@ -105,6 +105,8 @@ def _prepare(out: Path) -> None:
 
 def publish(replays_dir: Path, out: Path, league_dir: Path) -> Published:
     replays_dir = Path(replays_dir)
+    if replays_dir.is_symlink():  # its files would all lie outside it, and none be shown
+        raise PublishError(f"{replays_dir}: a symbolic link; give the folder it points to")
     if not replays_dir.is_dir():
         raise PublishError(f"{replays_dir}: not a folder")
     if (replays_dir / "standings.json").is_file() and not (replays_dir / "night.json").exists():

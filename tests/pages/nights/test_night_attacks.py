@@ -295,3 +295,32 @@ def test_publish_refuses_an_out_folder_that_is_a_link(root: Path, tmp_path: Path
     run = publish(root, "publink", tmp_path / "site")
     assert run.returncode == 2 and "symbolic link" in run.stderr, run.stderr
     assert list(real.iterdir()) == []
+
+
+def test_publish_refuses_a_night_folder_that_is_a_link(root: Path, tmp_path: Path):
+    """Its files would all lie outside the folder named: a site without matches, silently."""
+    night_copy(root, "pubnight")
+    link = tmp_path / "pubnight"
+    link.symlink_to(root / "replays" / "pubnight", target_is_directory=True)
+    run = cogolf("league", "publish", str(link), "--out", str(tmp_path / "site"),
+                 "--league-dir", str(root / "league"), cwd=root)  # fmt: skip
+    assert run.returncode == 2 and "symbolic link" in run.stderr, run.stderr
+    assert not (tmp_path / "site").exists()
+
+
+def test_the_runner_never_writes_progress_through_a_planted_link(tmp_path: Path):
+    """The runner's temporary progress file has a predictable name (its pid): a link
+    planted there is replaced, its target left as it was."""
+    from cogolf.league.progress import Progress
+    from cogolf.league.progress_file import write_progress
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    folder = tmp_path / "night"
+    folder.mkdir()
+    (folder / f".progress.json.{os.getpid()}.tmp").symlink_to(victim)
+    progress = Progress(4, open(os.devnull, "w"), tty=False)  # noqa: SIM115
+    write_progress(folder, "night", progress, "matches", 0)
+    assert victim.read_text() == "keep"
+    assert json.loads((folder / "progress.json").read_text())["state"] == "matches"
+    assert not (folder / "progress.json").is_symlink()
