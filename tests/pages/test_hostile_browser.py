@@ -17,7 +17,6 @@ from tests.pages.test_browser import (
     Browser,
     Watched,
     _open_all,
-    browser,  # noqa: F401 (the fixture)
     visible_hole,
 )
 from tests.pages.test_hostile import _poison
@@ -27,7 +26,7 @@ pytestmark = needs(CHROMIUM.exists(), "Debian's chromium")
 
 
 def test_a_poisoned_saved_page_runs_nothing_and_fits(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     finished: dict[str, Any],
     tmp_path: Path,
     artifacts: Path,
