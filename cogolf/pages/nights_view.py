@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from cogolf.pages.nights import (
 
 HEAT_STEPS = 4  # heat classes heat-n4..heat-p4 either side of zero
 MAX_GOLF_FILES = 2000
+GOLF_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,250}\.json")  # how results are named
 MAX_STAMPED = 5000  # replays of a night without standings ordered by time; more by name
 MAX_TEXT = 200  # of a text a page polls for (real names are at most 48 characters)
 MAX_GOLF_BYTES = 2 * 1024 * 1024  # one golf result file (real ones are a few KiB)
@@ -289,7 +291,7 @@ def _golf_holes(
     out: dict[tuple[str, str], list[GolfHole]] = {}
     folder = folders.replays_dir(night) / "golf"
     try:
-        names = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".json"))
+        names = sorted(e.name for e in os.scandir(folder) if GOLF_FILE.fullmatch(e.name))
     except OSError:
         return out
     budget = MAX_GOLF_TOTAL

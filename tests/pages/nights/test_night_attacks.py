@@ -218,13 +218,17 @@ def test_a_crafted_pid_in_progress_is_only_probed_harmlessly(
 def test_odd_replay_file_names_are_not_match_pages(served: Server, root: Path):
     """Non-UTF-8, markup, dots and escapes in a replay's file name: the page renders,
     such a file is no match, and nothing of its name runs."""
-    folder = night_copy(root, "oddnames", standings=False)
+    folder = night_copy(root, "oddnames")
     replay = next(folder.glob("*.ndjson")).read_bytes()
     for raw in (b"\xff\xfe", b"<img src=x onerror=alert(1)>", b"..", b"%2e%2e", b"", b"a b"):
         with open(os.path.join(os.fsencode(folder), raw + b".ndjson"), "wb") as f:
             f.write(replay)
+        os.mkfifo(os.path.join(os.fsencode(folder / "golf"), raw + b".json"))
     status, body = get_quick(f"{served.url}/nights/oddnames")
-    assert status == 200 and "<img src=x" not in body
+    assert status == 200 and "<img src=x" not in body and "Error" not in body
+    (root / "league" / "oddnames" / "standings.json").unlink()  # now its newest replays
+    status, body = get_quick(f"{served.url}/nights/oddnames")
+    assert status == 200 and "<img src=x" not in body and "hostile-m000-001" in body
     for mid in ("%252e%252e", "%2e%2e", "a%20b", "%FF%FE"):
         assert get_quick(f"{served.url}/nights/oddnames/matches/{mid}")[0] == 404, mid
     assert get_quick(f"{served.url}/")[0] == 200
