@@ -38,9 +38,14 @@ def write_progress(folder: Path, night: str, progress: Progress, state: str, voi
         "leaders": [{"name": n, "points": p, "margin": m} for n, (p, m) in leaders[:LEADERS]],
     }
     path = folder / PROGRESS_NAME
+    # The temporary name is predictable: whatever sits there (a link planted by someone
+    # who can write the folder) is removed, and the file made anew, never followed.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        tmp.write_text(json.dumps(doc, indent=2) + "\n")
+        tmp.unlink(missing_ok=True)
+        with os.fdopen(os.open(tmp, flags, 0o644), "w") as f:
+            f.write(json.dumps(doc, indent=2) + "\n")
         tmp.replace(path)
     except OSError:
         pass  # progress is a courtesy for spectators; the night goes on without it

@@ -8,14 +8,22 @@ names the fault instead.
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
 from cogolf import messages as m
 from cogolf.deck import load_public
+from cogolf.pages.nights import open_regular
 from cogolf.pages.nights_render import STATIC_CSP, environment
 from cogolf.pages.render import render_match, render_standalone
-from cogolf.pages.view import PageError, SpecLookup, deck_specs, view_from_file
+from cogolf.pages.view import (
+    MAX_JOURNAL_BYTES,
+    PageError,
+    SpecLookup,
+    deck_specs,
+    view_from_file,
+)
 from cogolf.replay import ReplayError, read_replay
 
 
@@ -33,17 +41,34 @@ def match_page_html(
     *,
     back: str,
     night: str,
+    within: str,
     standalone: bool = False,
 ) -> str:
     """A night's match page; `standalone`: one file with its style and script inline
-    (a published site), else the page `cogolf serve` serves."""
+    (a published site), else the page `cogolf serve` serves. The replay must be a regular
+    file inside the resolved folder `within` (NightFileError otherwise); it is read
+    through the descriptor checked, so a file swapped for a link meanwhile is not read."""
+    fd = open_regular(replay_path, within)
     try:
-        view = view_from_file(replay_path, specs=_specs())
+        return _page(replay_path, Path(f"/proc/self/fd/{fd}"), back=back, night=night,
+                     standalone=standalone, size=os.fstat(fd).st_size)  # fmt: skip
+    finally:
+        os.close(fd)
+
+
+def _page(
+    replay_path: Path, opened: Path, *, back: str, night: str, standalone: bool, size: int
+) -> str:
+    try:
+        view = view_from_file(opened, specs=_specs())
     except PageError as exc:
         root = "../static/" if standalone else "/static/"
         home = "../index.html" if standalone else "/"
+        error = str(exc).replace(str(opened), replay_path.name)
+        if size > MAX_JOURNAL_BYTES:  # the summary would read it all: the error says why
+            opened = None
         return summary_html(replay_path, back=back, night=night, static_root=root,
-                            home=home, error=str(exc),
+                            home=home, error=error, opened=opened,
                             csp_meta=STATIC_CSP if standalone else "")  # fmt: skip
     up = {"back": back, "back_label": f"League night {night}"}
     return render_standalone(view, **up) if standalone else render_match(view, **up)
@@ -58,17 +83,20 @@ def summary_html(
     home: str,
     error: str | None = None,
     csp_meta: str = "",
+    opened: Path | None = None,
 ) -> str:
+    """What the replay says of its match; `opened`: where to read it (None: not at all)."""
     header = result = None
     holes: list[m.HoleScore] = []
     try:
-        replay = read_replay(replay_path)
-        header, result = replay.header, replay.result
-        holes = [e for e in replay.events if isinstance(e, m.HoleScore)]
+        if opened is not None:
+            replay = read_replay(opened)
+            header, result = replay.header, replay.result
+            holes = [e for e in replay.events if isinstance(e, m.HoleScore)]
     except ReplayError as exc:
         error = str(exc)
-    if error is not None:
-        error = error.replace(str(replay_path), replay_path.name)
+    if error is not None and opened is not None:
+        error = error.replace(str(opened), replay_path.name)
     return environment().get_template("night_match.html").render(
         header=header, result=result, holes=holes, error=error, back=back, night=night,
         match_id=replay_path.name.removesuffix(".ndjson"), static_root=static_root, home=home,

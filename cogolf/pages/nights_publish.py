@@ -8,20 +8,27 @@
 Pages hold no script at all, and each carries its Content-Security-Policy in a
 meta tag (a static host sends no headers of ours). Every link is relative, so
 the folder works from `file://` as well as from any path on a host.
+
+Only what the night's files say is written (no file of the night is copied as
+it is), and every file is written by renaming a new file into place, so a link
+or a FIFO planted in an earlier site is replaced, never written through.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 from cogolf.pages.nights import (
+    MAX_DOC_BYTES,
     NAME,
     REPLAY_SUFFIX,
     NightFileError,
     NightFolders,
+    read_bytes,
     read_json,
 )
 from cogolf.pages.nights_match import match_page_html
@@ -29,6 +36,8 @@ from cogolf.pages.nights_render import STATIC, STATIC_CSP, render_night
 from cogolf.pages.nights_view import build_night
 
 SITE_MARKER = ".cogolf-site"
+
+
 class PublishError(ValueError):
     """Why a night cannot be published: names the folder or file."""
 
@@ -55,20 +64,49 @@ def night_name(replays_dir: Path) -> str:
     return name
 
 
+def _write(path: Path, data: bytes) -> None:
+    """`data` as the file `path`: a new file renamed into place (whatever was there, a
+    link included, is replaced; nothing is written through it)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise PublishError(f"{path}: cannot write ({exc.strerror})") from None
+
+
+def _fresh_dir(path: Path) -> None:
+    """`path` as an empty real folder: a planted link there is removed (never its target)."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)  # removes links inside, never follows them
+    path.mkdir()
+
+
 def _prepare(out: Path) -> None:
+    if out.is_symlink():
+        raise PublishError(f"{out}: a symbolic link; give the folder it points to")
     if out.exists() and not out.is_dir():
         raise PublishError(f"{out}: exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()) and not (out / SITE_MARKER).exists():
+    if out.is_dir() and any(out.iterdir()) and not (out / SITE_MARKER).is_file():
         raise PublishError(f"{out}: not empty and not a published night; choose an empty folder")
     out.mkdir(parents=True, exist_ok=True)
-    shutil.rmtree(out / "matches", ignore_errors=True)
-    (out / "matches").mkdir()
-    (out / "static").mkdir(exist_ok=True)
-    (out / SITE_MARKER).write_text("a night published by `cogolf league publish`\n")
+    try:
+        _fresh_dir(out / "matches")
+        _fresh_dir(out / "static")
+    except OSError as exc:
+        raise PublishError(f"{out}: cannot prepare the site ({exc.strerror})") from None
+    _write(out / SITE_MARKER, b"a night published by `cogolf league publish`\n")
 
 
 def publish(replays_dir: Path, out: Path, league_dir: Path) -> Published:
     replays_dir = Path(replays_dir)
+    if replays_dir.is_symlink():  # its files would all lie outside it, and none be shown
+        raise PublishError(f"{replays_dir}: a symbolic link; give the folder it points to")
     if not replays_dir.is_dir():
         raise PublishError(f"{replays_dir}: not a folder")
     if (replays_dir / "standings.json").is_file() and not (replays_dir / "night.json").exists():
@@ -87,25 +125,28 @@ def publish(replays_dir: Path, out: Path, league_dir: Path) -> Published:
         )
     try:
         folders.load_standings(name)
+        standings_bytes = read_bytes(standings, MAX_DOC_BYTES, folders.league_base(name))
     except NightFileError as exc:
         raise PublishError(f"{standings}: {exc}") from None
     _prepare(out)
     night = build_night(folders, name, lambda mid: f"matches/{quote(mid)}.html")
     night.status = "finished" if night.status == "running" else night.status
     for css in ("style.css", "night.css"):
-        shutil.copyfile(STATIC / css, out / "static" / css)
-    shutil.copyfile(standings, out / "standings.json")
+        _write(out / "static" / css, (STATIC / css).read_bytes())
+    _write(out / "standings.json", standings_bytes)
     count = 0
     for mid in sorted(folders.replay_ids(name)):
         path = replays_dir / f"{mid}{REPLAY_SUFFIX}"
-        html = match_page_html(path, back="../index.html", night=name, standalone=True)
-        (out / "matches" / f"{mid}.html").write_text(html, encoding="utf-8")
+        try:
+            html = match_page_html(path, back="../index.html", night=name, standalone=True,
+                                   within=folders.replays_base(name))  # fmt: skip
+        except NightFileError:  # swapped for a link or a FIFO since it was listed
+            continue
+        _write(out / "matches" / f"{mid}.html", html.encode("utf-8"))
         count += 1
     index = out / "index.html"
-    index.write_text(
-        render_night(
-            night, static_root="static/", home="index.html", scripts=False, csp_meta=STATIC_CSP
-        ),
-        encoding="utf-8",
+    page = render_night(
+        night, static_root="static/", home="index.html", scripts=False, csp_meta=STATIC_CSP
     )
+    _write(index, page.encode("utf-8"))
     return Published(index, count)

@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from cogolf.pages.nights import NightFolders, list_nights
+from cogolf.pages.nights import NightFileError, NightFolders, list_nights
 from cogolf.pages.nights_match import match_page_html
 from cogolf.pages.nights_render import render_night, render_night_list
 from cogolf.pages.nights_view import build_night, progress_doc
@@ -136,7 +136,13 @@ def night_routes(folders: NightFolders) -> list[BaseRoute]:
         path = folders.replay_path(name, request.path_params["match_id"])
         if path is None:
             return _not_found("match in this night")
-        body = await run_in_threadpool(match_page_html, path, back=night_href(name), night=name)
+        within = folders.replays_base(name)
+        try:
+            body = await run_in_threadpool(
+                match_page_html, path, back=night_href(name), night=name, within=within
+            )
+        except NightFileError:  # no longer a regular file of the night (swapped meanwhile)
+            return _not_found("match in this night")
         return _html(body)
 
     return [

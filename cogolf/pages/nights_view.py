@@ -10,8 +10,11 @@ and text is left for the templates to escape.
 from __future__ import annotations
 
 import math
+import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cogolf.pages.nights import (
@@ -23,6 +26,11 @@ from cogolf.pages.nights import (
 
 HEAT_STEPS = 4  # heat classes heat-n4..heat-p4 either side of zero
 MAX_GOLF_FILES = 2000
+GOLF_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,250}\.json")  # how results are named
+MAX_STAMPED = 5000  # replays of a night without standings ordered by time; more by name
+MAX_TEXT = 200  # of a text a page polls for (real names are at most 48 characters)
+MAX_GOLF_BYTES = 2 * 1024 * 1024  # one golf result file (real ones are a few KiB)
+MAX_GOLF_TOTAL = 64 * 1024 * 1024  # all of a night's golf files one render reads
 
 Href = Callable[[str], str]  # match id -> link to its page
 
@@ -283,12 +291,19 @@ def _golf_holes(
     out: dict[tuple[str, str], list[GolfHole]] = {}
     folder = folders.replays_dir(night) / "golf"
     try:
-        files = sorted(p for p in folder.iterdir() if p.suffix == ".json" and p.is_file())
+        names = sorted(e.name for e in os.scandir(folder) if GOLF_FILE.fullmatch(e.name))
     except OSError:
         return out
-    for path in files[:MAX_GOLF_FILES]:
+    budget = MAX_GOLF_TOTAL
+    for name in names[:MAX_GOLF_FILES]:
+        path = folder / name
         try:
-            doc = read_json(path)
+            budget -= _size(path)
+            if budget < 0:
+                problems.append(f"golf/: more than {MAX_GOLF_TOTAL} bytes of result files; "
+                                f"the rest are not shown")  # fmt: skip
+                break
+            doc = read_json(path, MAX_GOLF_BYTES, within=folders.replays_base(night))
         except NightFileError as exc:
             problems.append(f"golf/{exc}")
             continue
@@ -313,6 +328,13 @@ def _golf_holes(
             )
         out[(model, course)] = holes
     return out
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
 
 
 def _golf(night: Night, doc: dict[str, Any], folders: NightFolders) -> None:
@@ -426,10 +448,13 @@ def _combined(doc: dict[str, Any]) -> dict[str, Any]:
 def _recent_replays(folders: NightFolders, name: str, count: int = 50) -> list[str]:
     """The latest replays of a night without standings yet, newest first."""
     folder = folders.replays_dir(name)
+    ids = folders.replay_ids(name)
+    if len(ids) > MAX_STAMPED:  # a stat each would cost seconds: the last by name instead
+        return sorted(ids, reverse=True)[:count]
     stamped = []
-    for mid in folders.replay_ids(name):
+    for mid in ids:
         try:
-            stamped.append(((folder / f"{mid}{REPLAY_SUFFIX}").stat().st_mtime, mid))
+            stamped.append(((folder / f"{mid}{REPLAY_SUFFIX}").lstat().st_mtime, mid))
         except OSError:
             continue
     return [mid for _, mid in sorted(stamped, reverse=True)[:count]]
@@ -472,13 +497,13 @@ def progress_doc(progress: Mapping[str, Any] | None) -> dict[str, Any]:
     """The part of a progress file a page polls for (numbers and names only)."""
     p = dict(progress or {})
     return {
-        "state": str(p.get("state", "none")),
+        "state": str(p.get("state", "none"))[:MAX_TEXT],
         "done": _int(p.get("done")),
         "total": _int(p.get("total")),
         "void": _int(p.get("void")),
-        "updated_at": str(p.get("updated_at", "")),
+        "updated_at": str(p.get("updated_at", ""))[:MAX_TEXT],
         "leaders": [
-            {"name": str(r.get("name", "")), "points": _int(r.get("points")),
+            {"name": str(r.get("name", ""))[:MAX_TEXT], "points": _int(r.get("points")),
              "margin": _int(r.get("margin"))}
             for r in _list(p.get("leaders"))[:10] if isinstance(r, dict)
         ],

@@ -167,3 +167,31 @@ def test_bench_pages_prints_its_numbers(tmp_path: Path):
     assert doc["server"]["spectators"]["errors"] == 0
     assert doc["server"]["spectators"]["page_loads"] >= 2
     assert not doc["server"]["with"]["incomplete"] and not doc["server"]["without"]["incomplete"]
+
+
+def test_hostile_leaders_polled_by_night_js_stay_text(browser: Any, server: Server, nights: Nights):
+    """A progress file rewritten under a running page with every hostile name, a name of
+    100,000 characters and markup in its state and time: night.js writes text only, the
+    server cuts long texts, and the phone layout holds."""
+    folder = nights.replays / "polled"
+    folder.mkdir(exist_ok=True)
+    (folder / "night.json").write_text('{"format": "cogolf-night", "name": "polled"}')
+
+    def progress(done: int, names: list[str]) -> None:
+        leaders = [{"name": n, "points": i, "margin": -i} for i, n in enumerate(names)]
+        doc = {"state": "matches", "done": done, "total": 9, "pid": os.getpid(),
+               "updated_at": "<img src=x onerror=window.__pwned=9>",
+               "leaders": leaders}  # fmt: skip
+        (folder / "progress.json").write_text(json.dumps(doc))
+
+    progress(1, ["plain"])
+    with opened(browser, f"{server.url}/nights/polled", PHONE) as page:
+        progress(2, [*HOSTILE, "W" * 100_000])
+        expect(page.locator("#progress-text")).to_have_text("2 of 9 matches", timeout=10_000)
+        shown = page.locator("#progress-leaders .name").all_inner_texts()
+        assert shown[: len(HOSTILE)] == [n[:200] for n in HOSTILE]
+        assert len(shown) == len(HOSTILE) + 1
+        assert len(shown[-1]) == 200
+        assert page.locator("#progress-updated").inner_text().startswith("<img")
+        shot(page, "night-polled-hostile-phone")
+        assert_inert_and_tidy(page)
