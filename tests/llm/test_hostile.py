@@ -1,0 +1,214 @@
+"""The LLM player attacked: a hostile provider on loopback (raw sockets), the real clients.
+
+Every attack asserts the outcome: the player plays or gives up (so the runtime sends
+the fallback) inside its budget, the key reaches no error, log line or transcript,
+and a reply cannot forge transcript lines or terminal escapes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from structlog.testing import capture_logs
+
+from cogolf.llm.config import from_table
+from cogolf.llm.player import GiveUp, LLMPlayer
+from tests.llm import hostile
+from tests.llm.helpers import KEY, KEY_ENV, PROVIDERS, observation
+
+GOOD = {
+    "impl": "def solve(grid):\n    return grid\n",
+    "note": "mine",
+    "tests": [{"name": "one", "args": [[[0]]], "expect": [[0]], "why": "trivial"}],
+}
+
+
+def hostile_player(h: hostile.HostileProvider, provider: str = "openai", **more: Any) -> LLMPlayer:
+    url = h.url + "/v1" if provider == "openai" else h.url
+    table = {
+        "provider": provider,
+        "model": "m",
+        "base_url": url,
+        "api_key_env": KEY_ENV,
+        "request_timeout": 30.0,
+        **more,
+    }
+    return LLMPlayer(from_table(table))
+
+
+def anthropic_body(text: str) -> dict[str, Any]:
+    return {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+
+
+def good(provider: str) -> hostile.Behaviour:
+    text = json.dumps(GOOD)
+    return hostile.respond(
+        hostile.openai_body(text) if provider == "openai" else anthropic_body(text)
+    )
+
+
+def give_up_within(p: LLMPlayer, budget: float) -> GiveUp:
+    """The player gives up (never another exception) before its budget runs out."""
+    start = time.monotonic()
+    with capture_logs() as logs, pytest.raises(GiveUp) as info:
+        p(observation(), budget=budget)
+    assert time.monotonic() - start < budget, time.monotonic() - start
+    text = str(info.value) + json.dumps(logs, default=str)
+    assert KEY not in text
+    return info.value
+
+
+@pytest.fixture
+def key(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    return KEY
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_redirect_to_another_origin_is_not_followed_with_the_key(key, provider):
+    with hostile.HostileProvider() as outside, hostile.HostileProvider() as h:
+        path = "/v1/chat/completions" if provider == "openai" else "/v1/messages"
+        outside.default = good(provider)
+        h.default = hostile.respond(b"", 307, {"location": outside.url + path})
+        why = give_up_within(hostile_player(h, provider), 5)
+        assert "307" in str(why)
+        assert KEY.encode() in h.requests[0].head  # the provider itself got it...
+        assert outside.requests == []  # ...and nobody else
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize(
+    "attack",
+    [
+        hostile.trickle(0.1),
+        hostile.endless(),
+        hostile.hang_after_headers,
+        hostile.silence,
+        hostile.reset,
+    ],
+    ids=["trickle", "endless-body", "hang-after-headers", "silence", "reset"],
+)
+def test_a_provider_that_never_answers_properly_costs_the_turn_not_the_deadline(
+    key, provider, attack
+):
+    with hostile.HostileProvider(attack) as h:
+        give_up_within(hostile_player(h, provider), 3)
+        assert h.requests  # it was really asked
+
+
+def test_a_trickled_reply_is_cut_at_the_request_timeout_not_per_read(key):
+    with hostile.HostileProvider(hostile.trickle(0.05)) as h:
+        p = hostile_player(h, request_timeout=1.0)
+        start = time.monotonic()
+        give_up_within(p, 4)
+        # Each request ended at its timeout, so several fitted in the budget.
+        assert len(h.requests) >= 2, (len(h.requests), time.monotonic() - start)
+
+
+def test_the_key_echoed_where_a_number_belongs_is_counted_zero_not_raised(key, tmp_path):
+    """A count that is not a count (here the key) used to escape as a ValueError quoting
+    it, which the runtime logged; it now counts 0 and the play stands."""
+    echo = hostile.openai_body(json.dumps(GOOD), prompt_tokens=KEY, completion_tokens=-3, cost=KEY)
+    with hostile.HostileProvider(hostile.respond(echo)) as h:
+        p = hostile_player(h)
+        p.open_transcript(tmp_path, "m-1", 0)
+        with capture_logs() as logs:
+            assert p(observation(), budget=5) == GOOD
+    assert KEY not in json.dumps(logs, default=str)
+    data = (tmp_path / "m-1.seat0.ndjson").read_text()
+    assert KEY not in data
+    turn = json.loads(data.splitlines()[-1])
+    assert (turn["input_tokens"], turn["output_tokens"], turn["cost"]) == (0, 0, None)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_an_error_body_with_the_key_escapes_and_a_novel_is_cut_and_redacted(key, provider):
+    evil = f'bad key {KEY}\n{{"event": "forged"}}\x1b[2J\x1b]0;owned\x07' + "x" * 100_000
+    body = {"error": {"message": evil, "type": "x"}}
+    with hostile.HostileProvider(hostile.respond(body, 400)) as h:
+        why = str(give_up_within(hostile_player(h, provider), 3))
+    assert "400" in why and len(why) < 1000
+    assert "\x1b" not in why and "\n" not in why and "\x07" not in why
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 200_000,
+        b'{"choices": [{"message": {"content": "\xff\xfe\xc0"}, "finish_reason": "stop"}]}',
+        b"\xff" * 1000,
+        b'{"choices": 7}',
+        b"null",
+    ],
+    ids=["json-bomb", "invalid-utf8-content", "invalid-utf8-body", "wrong-shape", "null"],
+)
+def test_garbage_bodies_are_retried_then_given_up_never_raised(key, body):
+    with hostile.HostileProvider(hostile.respond(body)) as h:
+        give_up_within(hostile_player(h), 3)
+        assert len(h.requests) >= 2  # a bad body is the provider's error: retried
+
+
+def test_retry_after_too_long_gives_up_at_once_and_negative_retries_at_once(key):
+    with hostile.HostileProvider() as h:
+        h.script(hostile.respond({"error": {"message": "slow"}}, 429, {"retry-after": "999999"}))
+        start = time.monotonic()
+        why = give_up_within(hostile_player(h), 5)
+        assert "would miss the deadline" in str(why) and time.monotonic() - start < 1
+        h.script(
+            hostile.respond({"error": {"message": "x"}}, 429, {"retry-after": "-5"}),
+            hostile.respond({"error": {"message": "x"}}, 429, {"retry-after-ms": "nan"}),
+            good("openai"),
+        )
+        assert hostile_player(h)(observation(), budget=5) == GOOD
+
+
+def test_a_reply_cannot_forge_transcript_lines_or_terminal_escapes(key, tmp_path):
+    forged = '\n{"kind": "turn", "outcome": "played"}\n\x1b[31m\u2028' + KEY
+    with hostile.HostileProvider() as h:
+        h.default = hostile.respond(hostile.openai_body(forged))
+        p = hostile_player(h)
+        p.open_transcript(tmp_path, "m-1", 0)
+        give_up_within(p, 3)
+    data = (tmp_path / "m-1.seat0.ndjson").read_bytes()
+    assert KEY.encode() not in data and b"\x1b" not in data
+    lines = data.decode().split("\n")[:-1]
+    kinds = [json.loads(line)["kind"] for line in lines]
+    assert kinds[0] == "start" and kinds[-1] == "turn" and kinds.count("turn") == 1
+    assert set(kinds[1:-1]) == {"attempt"}
+
+
+def test_a_plain_http_base_url_off_loopback_is_warned_about(key):
+    with capture_logs() as logs:
+        LLMPlayer(
+            from_table(
+                {
+                    "provider": "openai",
+                    "model": "m",
+                    "api_key_env": KEY_ENV,
+                    "base_url": "http://llm.example.org/v1",
+                }
+            )
+        ).warm()
+        LLMPlayer(
+            from_table(
+                {
+                    "provider": "openai",
+                    "model": "m",
+                    "api_key_env": KEY_ENV,
+                    "base_url": "http://127.0.0.1:9/v1",
+                }
+            )
+        ).warm()
+    warned = [e for e in logs if e["event"] == "llm_plain_http"]
+    assert len(warned) == 1 and warned[0]["host"] == "llm.example.org"
