@@ -159,3 +159,16 @@ class HostileProvider:
         self.stop.set()
         self.sock.close()
         time.sleep(0.05)
+
+
+def cycle(*behaviours: Behaviour) -> Behaviour:
+    """Each request gets the next of `behaviours`, round and round."""
+    lock, turn = threading.Lock(), [0]
+
+    def run(conn: socket.socket, stop: threading.Event) -> None:
+        with lock:
+            behaviour = behaviours[turn[0] % len(behaviours)]
+            turn[0] += 1
+        behaviour(conn, stop)
+
+    return run

@@ -11,13 +11,15 @@ import json
 import time
 from typing import Any
 
+import httpx
 import pytest
 from structlog.testing import capture_logs
 
 from cogolf.llm.config import from_table
 from cogolf.llm.player import GiveUp, LLMPlayer
 from tests.llm import hostile
-from tests.llm.helpers import KEY, KEY_ENV, PROVIDERS, observation
+from tests.llm.helpers import DECK, KEY, KEY_ENV, PROVIDERS, observation
+from tests.llm.test_end_to_end import assert_no_key, bot, records, serve
 
 GOOD = {
     "impl": "def solve(grid):\n    return grid\n",
@@ -212,3 +214,56 @@ def test_a_plain_http_base_url_off_loopback_is_warned_about(key):
         ).warm()
     warned = [e for e in logs if e["event"] == "llm_plain_http"]
     assert len(warned) == 1 and warned[0]["host"] == "llm.example.org"
+
+
+def test_seats_on_cogolf_serve_send_the_literalist_in_time_whatever_the_provider_does(
+    key, tmp_path
+):
+    """Real `cogolf serve`, real `cogolf bot --llm` processes, each provider hostile on every
+    request: every hole is the seat's own submission, on the first attempt (never the
+    server's retry or fallback), and the literalist's, as the README promises."""
+    out = tmp_path / "out"
+    out.mkdir()
+    bomb = hostile.respond(b"[" * 200_000)
+    with (
+        hostile.HostileProvider(hostile.cycle(hostile.trickle(0.1), hostile.reset, hostile.silence))
+        as h0,
+        hostile.HostileProvider(hostile.cycle(hostile.hang_after_headers, hostile.endless(), bomb))
+        as h1,
+    ):
+        configs = []
+        for slot, (h, provider) in enumerate(((h0, "openai"), (h1, "anthropic"))):
+            url = h.url + "/v1" if provider == "openai" else h.url
+            configs.append(tmp_path / f"{slot}.toml")
+            configs[-1].write_text(
+                f'provider = "{provider}"\nmodel = "m"\nbase_url = "{url}"\n'
+                f'api_key_env = "{KEY_ENV}"\nrequest_timeout = 30\n'
+            )
+        server, url = serve(out / "data", out / "serve.log")
+        try:
+            made = httpx.post(
+                f"{url}/matches",
+                json={"seed": 9, "holes": 3, "hole_deadline_seconds": 3,
+                      "retry_deadline_seconds": 2, "names": ["a", "b"]},
+                timeout=30,
+            ).json()
+            bots = [bot(configs[s["slot"]], s["url"], out, s["slot"]) for s in made["seats"]]
+            assert [b.wait(timeout=120) for b in bots] == [0, 0]
+            replay = httpx.get(f"{url}/matches/{made['match_id']}/replay.ndjson", timeout=30).text
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+        assert h0.requests and h1.requests
+    lines = [json.loads(x) for x in replay.splitlines()]
+    assert lines[-1]["kind"] == "result" and lines[-1]["reason"] == "complete"
+    subs = [r for r in lines if r["kind"] == "submission"]
+    assert len(subs) == 6
+    for sub in subs:
+        key_of_hole = lines[0]["holes"][sub["hole"] - 1]
+        literalist = DECK.specs[key_of_hole].baselines["literalist"].impl
+        assert (sub["source"], sub["attempts"], sub["impl"]) == ("seat", 1, literalist), sub
+    for transcript in (out / "llm").iterdir():
+        turns = [r for r in records(transcript) if r["kind"] == "turn"]
+        assert [t["outcome"] for t in turns] == ["fallback"] * 3
+        assert all(t["seconds"] < 3 for t in turns)
+    assert_no_key(out)
