@@ -12,6 +12,7 @@ from cogolf.llm.config import LLMConfigError, from_table, load_config
 from tests.llm.helpers import KEY, KEY_ENV
 
 BASE = {"provider": "openai", "model": "m"}
+BASE_TOML = 'provider = "openai"\nmodel = "m"\n'
 
 
 def test_a_full_config_is_read(tmp_path, monkeypatch):
@@ -136,9 +137,7 @@ SECRET = "hunter2-" + KEY
         ("https:///v1", "base_url: no host"),
     ],
 )
-def test_a_base_url_with_credentials_or_off_http_is_refused_without_repeating_it(
-    base_url, message
-):
+def test_a_base_url_with_credentials_or_off_http_is_refused_without_repeating_it(base_url, message):
     with pytest.raises(LLMConfigError) as info:
         from_table({**BASE, "base_url": base_url}, "night.toml")
     assert message in str(info.value) and SECRET not in str(info.value)
@@ -148,7 +147,7 @@ def test_hostile_files_get_a_clear_error_naming_the_limit(tmp_path):
     huge = tmp_path / "huge.toml"
     huge.write_text('provider = "openai"\nmodel = "m"\n# ' + "x" * (1 << 20) + "\n")
     deep_toml = tmp_path / "deep.toml"
-    deep_toml.write_text('provider = "openai"\nmodel = "m"\n[extra]\nx = ' + "[" * 5000 + "]" * 5000)
+    deep_toml.write_text(BASE_TOML + "[extra]\nx = " + "[" * 5000 + "]" * 5000)
     deep_extra = tmp_path / "deep_extra.toml"
     deep_extra.write_text('provider = "openai"\nmodel = "m"\n[extra]\nx = ' + "[" * 40 + "]" * 40)
     binary = tmp_path / "binary.toml"

@@ -226,10 +226,12 @@ def test_seats_on_cogolf_serve_send_the_literalist_in_time_whatever_the_provider
     out.mkdir()
     bomb = hostile.respond(b"[" * 200_000)
     with (
-        hostile.HostileProvider(hostile.cycle(hostile.trickle(0.1), hostile.reset, hostile.silence))
-        as h0,
-        hostile.HostileProvider(hostile.cycle(hostile.hang_after_headers, hostile.endless(), bomb))
-        as h1,
+        hostile.HostileProvider(
+            hostile.cycle(hostile.trickle(0.1), hostile.reset, hostile.silence)
+        ) as h0,
+        hostile.HostileProvider(
+            hostile.cycle(hostile.hang_after_headers, hostile.endless(), bomb)
+        ) as h1,
     ):
         configs = []
         for slot, (h, provider) in enumerate(((h0, "openai"), (h1, "anthropic"))):
@@ -243,8 +245,13 @@ def test_seats_on_cogolf_serve_send_the_literalist_in_time_whatever_the_provider
         try:
             made = httpx.post(
                 f"{url}/matches",
-                json={"seed": 9, "holes": 3, "hole_deadline_seconds": 3,
-                      "retry_deadline_seconds": 2, "names": ["a", "b"]},
+                json={
+                    "seed": 9,
+                    "holes": 3,
+                    "hole_deadline_seconds": 3,
+                    "retry_deadline_seconds": 2,
+                    "names": ["a", "b"],
+                },
                 timeout=30,
             ).json()
             bots = [bot(configs[s["slot"]], s["url"], out, s["slot"]) for s in made["seats"]]
