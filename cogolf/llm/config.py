@@ -68,8 +68,10 @@ def from_table(table: Any, where: str = "") -> LLMConfig:
 def _from_table(table: Any) -> LLMConfig:
     if not isinstance(table, dict):
         raise LLMConfigError(f"must be a table, got {type(table).__name__}")
-    for name in table:
-        if name.lower() in SECRET_FIELDS:
+    extra = table.get("extra")
+    nested = [f"extra.{n}" for n in extra] if isinstance(extra, dict) else []
+    for name in [*table, *nested]:
+        if name.rpartition(".")[2].lower() in SECRET_FIELDS:
             raise LLMConfigError(
                 f"{name}: a key never goes in a file; name the environment "
                 "variable that holds it in api_key_env"

@@ -71,8 +71,12 @@ def retry_after(headers: Any) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
+        pass
+    try:
         when = email.utils.parsedate_to_datetime(value) if "," in value else None
         return max(0.0, when.timestamp() - time.time()) if when is not None else None
+    except (TypeError, ValueError, OverflowError):
+        return None  # a hint that is no date: the player's own backoff applies
 
 
 class Redirected(Exception):

@@ -186,3 +186,10 @@ def test_cli_and_night_refuse_a_url_with_credentials_without_echoing_them(tmp_pa
         assert r.returncode == 2, r.stderr
         assert "base_url: credentials in the URL" in r.stderr and "Traceback" not in r.stderr
         assert SECRET not in r.stderr + r.stdout
+
+
+@pytest.mark.parametrize("field", ["api_key", "token", "password"])
+def test_a_key_in_extra_is_refused_too_as_it_would_sit_in_argv(field):
+    with pytest.raises(LLMConfigError, match=f"extra.{field}: a key never goes in a file") as info:
+        from_table({**BASE, "extra": {field: KEY}})
+    assert KEY not in str(info.value)

@@ -274,3 +274,15 @@ def test_seats_on_cogolf_serve_send_the_literalist_in_time_whatever_the_provider
         assert [t["outcome"] for t in turns] == ["fallback"] * 3
         assert all(t["seconds"] < 3 for t in turns)
     assert_no_key(out)
+
+
+def test_a_retry_after_that_is_no_date_falls_back_on_the_players_backoff(key):
+    with hostile.HostileProvider() as h:
+        h.script(
+            hostile.respond({"error": {"message": "x"}}, 429, {"retry-after": f"Mon, {KEY}"}),
+            hostile.respond({"error": {"message": "x"}}, 503, {"retry-after": "Mon, 99 Foo 1"}),
+            good("openai"),
+        )
+        with capture_logs() as logs:
+            assert hostile_player(h)(observation(), budget=5) == GOOD
+        assert len(h.requests) == 3 and KEY not in json.dumps(logs, default=str)
