@@ -188,6 +188,13 @@ def _entrant(
         raise r.fail(None, "give exactly one of 'policy' or 'command' (or 'llm', a chat model)")
     policy = command = None
     if "llm" in table:
+        if "env" in table:
+            # It would be ignored, and it is where a key would be written by mistake.
+            raise r.fail(
+                "env",
+                "an llm entrant reads its key from the environment the night runs in "
+                "(its config's api_key_env); env is for walled bots",
+            )
         try:
             policy = llm_policy(table["llm"], base)
         except LLMConfigError as exc:

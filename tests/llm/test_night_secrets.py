@@ -28,6 +28,7 @@ import json, os, sys, time
 key = "".join(sys.argv[1:3]).encode()
 night = sys.argv[3]
 seen = {"environ-readable": 0, "llm-seat-seen": 0, "key-found": 0, "proc-listed": 1}
+seen["key-in-own-env"] = sum(key in v.encode() for v in os.environ.values())
 deadline = time.monotonic() + 4
 while time.monotonic() < deadline:
     try:
@@ -128,6 +129,7 @@ command = ["{bot_python()}", "spy.py", "{KEY[:half]}", "{KEY[half:]}", "{night_d
         assert probe["llm-seat-seen"] > 0 or probe["proc-listed"] == 0
         assert probe["environ-readable"] == 0
         assert probe["key-found"] == 0 and probe["transcripts-listed"] == 0
+        assert probe["key-in-own-env"] == 0  # the night's environment holds it; the wall not
 
     transcripts = sorted((night_dir / "llm").glob("*.ndjson"))
     assert len(transcripts) == 2
