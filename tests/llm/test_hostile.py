@@ -225,9 +225,13 @@ def test_seats_on_cogolf_serve_send_the_literalist_in_time_whatever_the_provider
     out = tmp_path / "out"
     out.mkdir()
     bomb = hostile.respond(b"[" * 200_000)
+    # The key echoed in a 500's body and headers, with escapes for the operator's terminal.
+    echo = hostile.respond(
+        {"error": {"message": f"{KEY}\x1b[2J\nforged"}}, 500, {"x-echo": KEY, "retry-after": "0"}
+    )
     with (
         hostile.HostileProvider(
-            hostile.cycle(hostile.trickle(0.1), hostile.reset, hostile.silence)
+            hostile.cycle(hostile.trickle(0.1), hostile.reset, echo, hostile.silence)
         ) as h0,
         hostile.HostileProvider(
             hostile.cycle(hostile.hang_after_headers, hostile.endless(), bomb)
@@ -274,6 +278,9 @@ def test_seats_on_cogolf_serve_send_the_literalist_in_time_whatever_the_provider
         assert [t["outcome"] for t in turns] == ["fallback"] * 3
         assert all(t["seconds"] < 3 for t in turns)
     assert_no_key(out)
+    logs = b"".join(p.read_bytes() for p in out.glob("bot*.log"))
+    assert b"llm_attempt" in logs and b"\x1b" not in logs
+    assert b"[redacted]" in logs  # the echo was met, and cut out
 
 
 def test_a_retry_after_that_is_no_date_falls_back_on_the_players_backoff(key):
