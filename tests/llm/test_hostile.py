@@ -293,3 +293,20 @@ def test_a_retry_after_that_is_no_date_falls_back_on_the_players_backoff(key):
         with capture_logs() as logs:
             assert hostile_player(h)(observation(), budget=5) == GOOD
         assert len(h.requests) == 3 and KEY not in json.dumps(logs, default=str)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_key_with_a_line_break_injects_no_header_and_is_not_quoted(monkeypatch, provider):
+    """A careless `export KEY=...` with a CR LF: the client refuses to send it, and the
+    refusal (which the HTTP layer words with the header's value) is not repeated."""
+    bad = KEY + "\r\nX-Injected: 1"
+    monkeypatch.setenv(KEY_ENV, bad)
+    with hostile.HostileProvider(good(provider)) as h:
+        p = hostile_player(h, provider)
+        start = time.monotonic()
+        with capture_logs() as logs, pytest.raises(GiveUp) as info:
+            p(observation(), budget=3)
+        assert time.monotonic() - start < 3
+    assert not any(b"X-Injected" in r.head for r in h.requests)
+    text = str(info.value) + json.dumps(logs, default=str)
+    assert KEY not in text and "X-Injected" not in text
