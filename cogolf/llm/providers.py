@@ -7,7 +7,7 @@ another attempt fits in the seat's deadline. Every failure becomes a
 `retry_after` carries the provider's own hint.
 
 The clients' HTTP layer is hardened against a hostile provider: redirects are
-never followed (an `x-api-key` header would follow them to any origin), a reply
+never followed (the request, prompt included, would go to any origin named), a reply
 body is cut at `MAX_BODY_BYTES`, and the request timeout bounds the whole
 request, body included, not each read (a reply trickled byte by byte would
 otherwise hold the request for ever).

@@ -78,7 +78,7 @@ def key(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_a_redirect_to_another_origin_is_not_followed_with_the_key(key, provider):
+def test_a_redirect_to_another_origin_is_not_followed(key, provider):
     with hostile.HostileProvider() as outside, hostile.HostileProvider() as h:
         path = "/v1/chat/completions" if provider == "openai" else "/v1/messages"
         outside.default = good(provider)
