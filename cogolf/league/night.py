@@ -213,6 +213,13 @@ def _entrant(
             r.fail(None, "give exactly one of 'policy' or 'command' (or 'llm', a chat model)")
         )
     elif "llm" in table:
+        if "env" in table:
+            # It would be ignored, and it is where a key would be written by mistake.
+            problems.add(r.fail(
+                "env",
+                "an llm entrant reads its key from the environment the night runs in "
+                "(its config's api_key_env); env is for walled bots",
+            ))  # fmt: skip
         policy = problems.value(lambda: _llm(r, table["llm"], base), None)
     elif "policy" in table:
         ref = problems.value(lambda: r.string("policy"), None)

@@ -13,6 +13,7 @@ import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -20,6 +21,8 @@ ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 # Fields the player sets itself: passing them through `extra` would silently change the game.
 RESERVED_EXTRA = {"model", "messages", "system", "max_tokens", "max_completion_tokens", "stream"}
 SECRET_FIELDS = {"api_key", "key", "token", "secret", "password"}
+MAX_FILE_BYTES = 64 << 10  # a config is a few lines
+MAX_DEPTH = 32  # of tables and arrays in `extra`
 
 
 class LLMConfigError(ValueError):
@@ -65,8 +68,10 @@ def from_table(table: Any, where: str = "") -> LLMConfig:
 def _from_table(table: Any) -> LLMConfig:
     if not isinstance(table, dict):
         raise LLMConfigError(f"must be a table, got {type(table).__name__}")
-    for name in table:
-        if name.lower() in SECRET_FIELDS:
+    extra = table.get("extra")
+    nested = [f"extra.{n}" for n in extra] if isinstance(extra, dict) else []
+    for name in [*table, *nested]:
+        if name.rpartition(".")[2].lower() in SECRET_FIELDS:
             raise LLMConfigError(
                 f"{name}: a key never goes in a file; name the environment "
                 "variable that holds it in api_key_env"
@@ -78,6 +83,8 @@ def _from_table(table: Any) -> LLMConfig:
             "api_key_env: must be the name of an environment variable "
             "(letters, digits and '_'), not the key itself"
         )
+    if _depth(table) > MAX_DEPTH:
+        raise LLMConfigError(f"extra: nested deeper than {MAX_DEPTH} levels")
     try:
         config = msgspec.convert(table, LLMConfig)
     except msgspec.ValidationError as exc:
@@ -91,18 +98,57 @@ def _from_table(table: Any) -> LLMConfig:
     clash = sorted(RESERVED_EXTRA & set(config.extra))
     if clash:
         raise LLMConfigError(f"extra: {', '.join(clash)} is set by the player")
+    if config.base_url is not None:
+        _check_url(config.base_url)
     return config
+
+
+def _check_url(url: str) -> None:
+    """A base URL carries no credentials: they would sit in a file, in `ps` and in errors.
+    The value is not repeated, as it may hold one."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        raise LLMConfigError("base_url: not a valid URL") from None
+    if parts.username is not None or parts.password is not None:
+        raise LLMConfigError(
+            "base_url: credentials in the URL (user:password@) are refused; "
+            "name the environment variable that holds the key in api_key_env"
+        )
+    if parts.query or parts.fragment:
+        raise LLMConfigError(
+            "base_url: a query (?...) or fragment (#...) is refused, as it may hold a key; "
+            "name the environment variable that holds the key in api_key_env"
+        )
+    if not parts.hostname:
+        raise LLMConfigError("base_url: no host")
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    """How deeply `value` nests, counted no further than just past MAX_DEPTH."""
+    if level > MAX_DEPTH:
+        return level
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return max((_depth(item, level + 1) for item in items), default=level)
 
 
 def load_config(path: Path | str) -> LLMConfig:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        why = getattr(exc, "strerror", None) or exc
-        raise LLMConfigError(f"{path}: cannot read ({why})") from None
+        with path.open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+        text = data.decode("utf-8")
+    except OSError as exc:
+        raise LLMConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise LLMConfigError(f"{path}: cannot read (not UTF-8)") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise LLMConfigError(f"{path}: over {MAX_FILE_BYTES} bytes; a config is a few lines")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise LLMConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise LLMConfigError(f"{path}: not valid TOML: nested too deeply") from None
     return from_table(doc, str(path))

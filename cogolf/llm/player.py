@@ -11,11 +11,13 @@ time the player raises `GiveUp`, and the bot runtime sends its fallback at once
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import structlog
 
@@ -33,6 +35,13 @@ MIN_REQUEST = 0.2  # a request with less time than this is not started
 BACKOFF_FIRST, BACKOFF_MAX = 0.1, 4.0
 REASKS = 1
 DEFAULT_BUDGET = 60.0  # when called without a deadline (e.g. in-process play)
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class GiveUp(RuntimeError):
@@ -64,6 +73,10 @@ class LLMPlayer:
         with self._lock:
             if self._provider is None:
                 self._provider = Provider(self.config)
+                url = urlsplit(self.config.base_url or "")
+                if url.scheme == "http" and not _loopback(url.hostname or ""):
+                    # Allowed (a provider on the LAN), but the key then crosses it in clear.
+                    self.log.warning("llm_plain_http", host=url.hostname)
 
     def open_transcript(self, directory: Path, match_id: str, slot: int) -> None:
         """Start this seat's transcript; the id comes from the server, so it is checked."""
@@ -92,6 +105,12 @@ class LLMPlayer:
         except GiveUp as exc:
             turn.finish("fallback", str(exc), start)
             raise
+        except Exception as exc:
+            # Whatever else broke, the runtime gets a GiveUp whose message cannot carry
+            # the key or a provider's escapes into its log.
+            why = f"{type(exc).__name__}: {self.redact.shown(str(exc))}"
+            turn.finish("fallback", why, start)
+            raise GiveUp(why) from None
         turn.finish("played", "", start)
         return play
 
@@ -141,7 +160,7 @@ class Turn:
             reply = self._attempt(min(self.p.config.request_timeout, left))
             if isinstance(reply, ProviderError):
                 if not reply.retryable:
-                    raise GiveUp(f"provider refused the request: {self.p.redact(str(reply))}")
+                    raise GiveUp(f"provider refused the request: {self.p.redact.shown(str(reply))}")
                 failures += 1
                 wait = reply.retry_after
                 if wait is None:
@@ -156,9 +175,10 @@ class Turn:
                 # A provider that echoes the key must not get it into a play.
                 return self._parse(self.p.redact(reply.text))
             except ReplyError as exc:
-                self.log.info("llm_reply_refused", attempt=self.attempts, error=str(exc))
+                shown = self.p.redact.shown(str(exc))
+                self.log.info("llm_reply_refused", attempt=self.attempts, error=shown)
                 if reasks == 0:
-                    raise GiveUp(f"the reply was refused: {exc}") from None
+                    raise GiveUp(f"the reply was refused: {shown}") from None
                 reasks -= 1
                 self.messages += [
                     {"role": "assistant", "content": reply.text},
@@ -192,7 +212,7 @@ class Turn:
                 "kind": reply.kind,
                 "status": reply.status,
                 "retry_after": reply.retry_after,
-                "message": self.p.redact(str(reply)),
+                "message": self.p.redact.shown(str(reply)),
             }
         fields = {
             "attempt": self.attempts,

@@ -5,17 +5,27 @@ another attempt fits in the seat's deadline. Every failure becomes a
 `ProviderError` whose `retryable` says whether trying again can help (429,
 5xx, timeouts, dropped connections, truncated or refused replies) and whose
 `retry_after` carries the provider's own hint.
+
+The clients' HTTP layer is hardened against a hostile provider: redirects are
+never followed (the request, prompt included, would go to any origin named), a reply
+body is cut at `MAX_BODY_BYTES`, and the request timeout bounds the whole
+request, body included, not each read (a reply trickled byte by byte would
+otherwise hold the request for ever).
 """
 
 from __future__ import annotations
 
 import email.utils
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from cogolf.llm.config import LLMConfig
 
+MAX_BODY_BYTES = 4 << 20  # a reply is at most 200,000 characters (replies.MAX_REPLY_CHARS)
+_STARTED = "cogolf_started"  # request extension: when the request was sent (monotonic)
 NO_KEY = "no-key"  # for servers that need none; the clients insist on some value
 RETRYABLE_STATUS = {408, 409, 425, 429}
 
@@ -61,8 +71,69 @@ def retry_after(headers: Any) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
+        pass
+    try:
         when = email.utils.parsedate_to_datetime(value) if "," in value else None
         return max(0.0, when.timestamp() - time.time()) if when is not None else None
+    except (TypeError, ValueError, OverflowError):
+        return None  # a hint that is no date: the player's own backoff applies
+
+
+class Redirected(Exception):
+    """The provider answered with a redirect, which is never followed."""
+
+
+def _http_library(module: Any) -> Any:
+    """The HTTP library the client is built on (`httpx`, or its successor in newer clients)."""
+    base = module.DefaultHttpxClient.__mro__[1]
+    return sys.modules[base.__module__.partition(".")[0]]
+
+
+def _bounded_stream(lib: Any, inner: Any, deadline: float) -> Any:
+    """`inner`, a reply body, read at most up to MAX_BODY_BYTES and until `deadline`."""
+
+    class Bounded(lib.SyncByteStream):  # type: ignore[misc, name-defined]
+        def __iter__(self) -> Iterator[bytes]:
+            total = 0
+            for chunk in inner:
+                total += len(chunk)
+                if total > MAX_BODY_BYTES:
+                    raise lib.ReadError(f"the reply is over {MAX_BODY_BYTES} bytes")
+                if time.monotonic() > deadline:
+                    raise lib.ReadTimeout("the reply did not arrive within the request timeout")
+                yield chunk
+
+        def close(self) -> None:
+            inner.close()
+
+    return Bounded()
+
+
+def http_client(module: Any) -> Any:
+    """The client's own HTTP client (proxies, limits) with the defences above."""
+    lib = _http_library(module)
+
+    def started(request: Any) -> None:
+        request.extensions[_STARTED] = time.monotonic()
+
+    def bounded(response: Any) -> None:
+        if response.is_redirect:
+            # The target is not repeated: it is the provider's text.
+            raise Redirected(f"HTTP {response.status_code}: a redirect, not followed")
+        request = response.request
+        timeouts = [t for t in request.extensions.get("timeout", {}).values() if t is not None]
+        begun = request.extensions.get(_STARTED, time.monotonic())
+        deadline = begun + max(timeouts) if timeouts else float("inf")
+        response.stream = _bounded_stream(lib, response.stream, deadline)
+
+    return module.DefaultHttpxClient(
+        follow_redirects=False, event_hooks={"request": [started], "response": [bounded]}
+    )
+
+
+def _count(value: Any) -> int:
+    """A token count as reported; anything but a plain non-negative int counts 0."""
+    return value if type(value) is int and value >= 0 else 0
 
 
 def _status_error(exc: Any) -> ProviderError:
@@ -83,11 +154,15 @@ def _mapped(exc: Exception, module: Any) -> ProviderError:
         return ProviderError("timeout", "the request timed out", retryable=True)
     if isinstance(exc, module.APIStatusError):
         return _status_error(exc)
+    for cause in (exc, exc.__cause__):
+        if isinstance(cause, Redirected):
+            return ProviderError("redirected", str(cause), retryable=False)
     if isinstance(exc, module.APIConnectionError):
         return ProviderError("connection", f"connection failed: {exc}", retryable=True)
-    if isinstance(exc, module.APIError):
-        return ProviderError("bad_response", f"{type(exc).__name__}: {exc}", retryable=True)
-    raise exc
+    # Anything else the client raised reading a hostile reply (a JSON bomb, a wrong
+    # shape): the provider's fault, so retried; only the type is kept, as the
+    # message may quote the reply.
+    return ProviderError("bad_response", f"unusable reply ({type(exc).__name__})", retryable=True)
 
 
 def _checked(reply: Reply, truncated: bool, refused: bool) -> Reply:
@@ -113,14 +188,22 @@ class Provider:
 
             self._module: Any = openai
             self._client: Any = openai.OpenAI(
-                api_key=key, base_url=config.base_url, max_retries=0, timeout=config.request_timeout
+                api_key=key,
+                base_url=config.base_url,
+                max_retries=0,
+                timeout=config.request_timeout,
+                http_client=http_client(openai),
             )
         else:
             import anthropic
 
             self._module = anthropic
             self._client = anthropic.Anthropic(
-                api_key=key, base_url=config.base_url, max_retries=0, timeout=config.request_timeout
+                api_key=key,
+                base_url=config.base_url,
+                max_retries=0,
+                timeout=config.request_timeout,
+                http_client=http_client(anthropic),
             )
 
     def close(self) -> None:
@@ -161,9 +244,9 @@ class Provider:
         reply = Reply(
             text=message.content or "",
             finish=str(choice.finish_reason or ""),
-            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            cost=float(cost) if isinstance(cost, int | float) else None,
+            input_tokens=_count(getattr(usage, "prompt_tokens", 0)),
+            output_tokens=_count(getattr(usage, "completion_tokens", 0)),
+            cost=float(cost) if type(cost) in (int, float) and 0 <= cost < 1e9 else None,
         )
         refused = bool(getattr(message, "refusal", None)) or reply.finish == "content_filter"
         return _checked(reply, reply.finish == "length", refused)
@@ -181,7 +264,7 @@ class Provider:
         reply = Reply(
             text=text,
             finish=str(response.stop_reason or ""),
-            input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
-            output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            input_tokens=_count(getattr(usage, "input_tokens", 0)),
+            output_tokens=_count(getattr(usage, "output_tokens", 0)),
         )
         return _checked(reply, reply.finish == "max_tokens", reply.finish == "refusal")

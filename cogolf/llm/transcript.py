@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -17,6 +18,10 @@ from typing import Any
 
 TRANSCRIPTS_DIR = "llm"
 REDACTED = "[redacted]"
+SHOWN_CHARS = 300  # of a provider's message in an error or a log line
+# Control characters (C0, DEL, C1) and line/paragraph separators: a provider's text
+# must not start a new log line or drive the operator's terminal.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class Redactor:
@@ -30,6 +35,11 @@ class Redactor:
         for form in self.forms:
             text = text.replace(form, REDACTED)
         return text
+
+    def shown(self, text: str) -> str:
+        """`text` fit for one line of an error or a log: redacted, then escaped and cut."""
+        text = _CONTROL.sub(lambda m: repr(m.group())[1:-1], self(text))
+        return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
 
 
 def transcript_path(directory: Path, match_id: str, slot: int) -> Path:
@@ -45,7 +55,8 @@ class Transcript:
         self._file = os.fdopen(fd, "a", encoding="utf-8")
 
     def write(self, kind: str, **fields: Any) -> None:
-        line = json.dumps({"kind": kind, "at": round(time.time(), 3), **fields}, ensure_ascii=False)
+        # ASCII only: no raw control or separator character of a reply reaches the file.
+        line = json.dumps({"kind": kind, "at": round(time.time(), 3), **fields})
         with self._lock:
             self._file.write(self.redact(line) + "\n")
             self._file.flush()

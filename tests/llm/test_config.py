@@ -12,6 +12,7 @@ from cogolf.llm.config import LLMConfigError, from_table, load_config
 from tests.llm.helpers import KEY, KEY_ENV
 
 BASE = {"provider": "openai", "model": "m"}
+BASE_TOML = 'provider = "openai"\nmodel = "m"\n'
 
 
 def test_a_full_config_is_read(tmp_path, monkeypatch):
@@ -117,3 +118,78 @@ print("ok")
         cwd=Path(__file__).resolve().parents[2],
     )
     assert r.stdout.strip() == "ok", r.stderr
+
+
+SECRET = "hunter2-" + KEY
+
+
+@pytest.mark.parametrize(
+    ("base_url", "message"),
+    [
+        (f"https://user:{SECRET}@llm.example.org/v1", "base_url: credentials in the URL"),
+        (f"https://{SECRET}@llm.example.org/v1", "base_url: credentials in the URL"),
+        (f"https://llm.example.org/v1?key={SECRET}", "base_url: a query (?...) or fragment"),
+        (f"https://llm.example.org/v1#{SECRET}", "base_url: a query (?...) or fragment"),
+        (f"file:///etc/{SECRET}", "at `$.base_url`"),
+        (f"http+unix://%2Frun%2F{SECRET}/v1", "at `$.base_url`"),
+        (f"unix:/run/{SECRET}.sock", "at `$.base_url`"),
+        (f"https://llm.example.org:{SECRET}/v1", "base_url: not a valid URL"),
+        ("https:///v1", "base_url: no host"),
+    ],
+)
+def test_a_base_url_with_credentials_or_off_http_is_refused_without_repeating_it(base_url, message):
+    with pytest.raises(LLMConfigError) as info:
+        from_table({**BASE, "base_url": base_url}, "night.toml")
+    assert message in str(info.value) and SECRET not in str(info.value)
+
+
+def test_hostile_files_get_a_clear_error_naming_the_limit(tmp_path):
+    huge = tmp_path / "huge.toml"
+    huge.write_text('provider = "openai"\nmodel = "m"\n# ' + "x" * (1 << 20) + "\n")
+    deep_toml = tmp_path / "deep.toml"
+    deep_toml.write_text(BASE_TOML + "[extra]\nx = " + "[" * 5000 + "]" * 5000)
+    deep_extra = tmp_path / "deep_extra.toml"
+    deep_extra.write_text('provider = "openai"\nmodel = "m"\n[extra]\nx = ' + "[" * 40 + "]" * 40)
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b'provider = "openai"\nmodel = "\xff"\n')
+    for path, message in (
+        (huge, "over 65536 bytes; a config is a few lines"),
+        (deep_toml, "nested"),
+        (deep_extra, "extra: nested deeper than 32 levels"),
+        (binary, "cannot read (not UTF-8)"),
+    ):
+        with pytest.raises(LLMConfigError) as info:
+            load_config(path)
+        assert str(info.value).startswith(f"{path}: ") and message in str(info.value), info.value
+
+
+def test_cli_and_night_refuse_a_url_with_credentials_without_echoing_them(tmp_path):
+    config = tmp_path / "c.toml"
+    config.write_text(f'provider = "openai"\nmodel = "m"\nbase_url = "https://u:{SECRET}@h/v1"\n')
+    night = tmp_path / "n.toml"
+    night.write_text(
+        'name = "n"\nseed = 1\nholes = 1\n\n[[entrant]]\nname = "a"\npolicy = "pedant"\n\n'
+        '[[entrant]]\nname = "b"\n'
+        f'llm = {{ provider = "openai", model = "m", base_url = "https://u:{SECRET}@h/v1" }}\n'
+    )
+    for argv in (
+        ["bot", "--llm", str(config), "--url", "ws://127.0.0.1:9"],
+        ["league", "check", str(night)],
+    ):
+        r = subprocess.run(
+            [sys.executable, "-m", "cogolf", *argv],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
+        assert r.returncode == 2, r.stderr
+        assert "base_url: credentials in the URL" in r.stderr and "Traceback" not in r.stderr
+        assert SECRET not in r.stderr + r.stdout
+
+
+@pytest.mark.parametrize("field", ["api_key", "token", "password"])
+def test_a_key_in_extra_is_refused_too_as_it_would_sit_in_argv(field):
+    with pytest.raises(LLMConfigError, match=f"extra.{field}: a key never goes in a file") as info:
+        from_table({**BASE, "extra": {field: KEY}})
+    assert KEY not in str(info.value)

@@ -60,6 +60,10 @@ def test_inline_and_path_entrants_become_llm_policies(tmp_path):
             "give exactly one of 'policy' or 'command' (or 'llm', a chat model)",
         ),
         (f'llm = {{ provider = "openai", model = "m", api_key = "{KEY}" }}', "a key never goes in"),
+        (
+            f'llm = "c.toml"\nenv = {{ {KEY_ENV} = "{KEY}" }}',
+            "entrant[1].env: an llm entrant reads its key from the environment the night runs in",
+        ),
     ],
 )
 def test_bad_llm_entrants_are_reported_at_their_line(tmp_path, llm, problem):
