@@ -240,6 +240,9 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
 
 def format_bench(numbers: dict[str, Any]) -> str:
     t = numbers["time"]
+    ray = numbers["executor"] == "ray"
+    around = "Ray start and stop, checks, proofs, standings" if ray else "checks, proofs, standings"
+    children = "Ray's processes, not counted" if ray else f"{t['child_cpu_seconds']:.2f} s CPU"
     lines = [
         f"league bench: {numbers['entrants']} entrants, {numbers['matches']} matches "
         f"({numbers['played']} played, {numbers['void']} void) of {numbers['holes']} holes, "
@@ -249,9 +252,9 @@ def format_bench(numbers: dict[str, Any]) -> str:
         f"standings {numbers['standings_seconds']:.2f} s",
         f"  matches   {t['matches_seconds']:.2f} s, {t['matches_per_second_while_playing']} "
         f"matches/s, {t['seconds_per_match']} s per match; around them "
-        f"{t['around_matches_seconds']:.2f} s (checks, proofs, standings)",
+        f"{t['around_matches_seconds']:.2f} s ({around})",
         f"  where     this process (server, journal, league) {t['this_process_cpu_seconds']:.2f} "
-        f"s CPU; child processes (bots, sandbox) {t['child_cpu_seconds']:.2f} s CPU",
+        f"s CPU; child processes (bots, sandbox) {children}",
         f"  sandbox   {t['sandbox_batches']} batches, {t['sandbox_busy_seconds']:.2f} s running, "
         f"{t['sandbox_queue_wait_seconds']:.2f} s queued",
         f"  bots      {t['bot_processes_started']} pooled processes started, "

@@ -221,6 +221,19 @@ def test_bench_refuses_ray_with_a_process_per_seat(tmp_path: Path):
 
 
 @pytest.mark.slow
+def test_bench_on_ray_starts_a_server_per_worker_not_per_match(tmp_path: Path):
+    pytest.importorskip("ray")
+    out = cogolf("league", "bench", "--entrants", "3", "--holes", "1", "--parallel", "2",
+                 "--executor", "ray", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    numbers = json.loads(out.stdout)
+    assert numbers["executor"] == "ray" and numbers["played"] == 6 and numbers["void"] == 0
+    assert 1 <= numbers["time"]["servers_started"] <= 2
+    assert numbers["time"]["bot_processes_started"] <= 3 * 2
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
 def test_ray_night_plays_on_a_server_per_worker_the_replays_of_the_local_executor(
     tmp_path: Path,
 ):
