@@ -23,6 +23,7 @@ from cogolf.league.night import NightError, parse_night
 from cogolf.league.plan import night_plan
 from cogolf.league.proof import Checks
 from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
+from cogolf.league.ray_executor import IN_FLIGHT as RAY_IN_FLIGHT
 from cogolf.league.ray_executor import RayAttempt, RayUnavailable
 from cogolf.league.resume import VerifyUnavailable
 from cogolf.league.runner import RunOptions, run_night
@@ -34,7 +35,6 @@ from cogolf.sandbox import make_sandbox
 
 DEFAULT_REPLAYS = Path("replays")
 DEFAULT_LEAGUE = Path("league")
-RAY_IN_FLIGHT = 100_000  # Ray's scheduler bounds a Ray night; this only avoids an unbounded gather
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -303,7 +303,10 @@ def bench_command(args: argparse.Namespace) -> int:
             sandbox=args.sandbox,
             accept_weak_sandbox=args.accept_weak_sandbox,
             pooled=not args.process_per_seat,
+            executor=args.executor,
         )
+    except RayUnavailable as exc:
+        return _fail(str(exc), 3)
     except ValueError as exc:
         return _fail(str(exc))
     print(json.dumps(numbers, sort_keys=True) if args.json else format_bench(numbers))

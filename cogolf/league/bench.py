@@ -39,6 +39,7 @@ BENCH_POLICIES = (
     "cogolf.league.sample_bots:parrot",
 )
 BENCH_SEED = 1
+EXECUTORS = ("local", "ray")
 
 
 def bench_night(entrants: int, holes: int, parallel: int) -> Night:
@@ -74,12 +75,17 @@ def run_bench(
     workdir: Path | None = None,
     pooled: bool = True,
     compare_server: bool = True,
+    executor: str = "local",
 ) -> dict[str, Any]:
     """Play the night in `workdir` (a fresh temporary folder by default) and time it:
     the whole run, the matches, where their time went, then `bench server` in the same
     run for the per-match figure of the server alone."""
     if entrants < MIN_ENTRANTS:
         raise ValueError(f"--entrants must be at least {MIN_ENTRANTS}, got {entrants}")
+    if executor not in EXECUTORS:
+        raise ValueError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if executor == "ray" and not pooled:
+        raise ValueError("--process-per-seat is for the local executor only")
     parallel = parallel or default_parallel()
     night = bench_night(entrants, holes, parallel)
     deck = load(night.deck, night.references)
@@ -93,7 +99,10 @@ def run_bench(
         )
         spent = _Spent()
         started = time.perf_counter()
-        run = asyncio.run(_night(night, deck, options, spent, pooled))
+        if executor == "ray":
+            run = _ray_night(night, deck, options, spent)
+        else:
+            run = asyncio.run(_night(night, deck, options, spent, pooled))
         total = time.perf_counter() - started
         journal_bytes = sum(p.stat().st_size for p in run.replays_dir.glob("*.ndjson"))
         t0 = time.perf_counter()
@@ -106,6 +115,7 @@ def run_bench(
         "holes": holes,
         "parallel": parallel,
         "pooled_bots": pooled,
+        "executor": executor,
         "matches": len(run.jobs),
         "played": played,
         "void": len(run.void),
@@ -124,6 +134,7 @@ def run_bench(
             "sandbox_busy_seconds": round(spent.busy, 3),  # summed over batches at once
             "sandbox_queue_wait_seconds": round(spent.wait, 3),
             "bot_processes_started": spent.bot_starts,
+            "servers_started": spent.server_starts,
             "journal_bytes": journal_bytes,
         },
     }
@@ -142,7 +153,7 @@ class _Spent:
     """What the matches of a bench night cost, filled in by `_night`."""
 
     first = last = cpu = child_cpu = cpu_end = child_cpu_end = busy = wait = 0.0
-    batches = bot_starts = 0
+    batches = bot_starts = server_starts = 0
 
 
 def _child_cpu() -> float:
@@ -172,11 +183,39 @@ async def _night(night: Night, deck: Deck, options: RunOptions, spent: _Spent,
     try:
         run = await run_night(night, deck, options, io.StringIO(), attempt=timed)
     finally:
-        spent.bot_starts = host.bot_starts
+        spent.bot_starts, spent.server_starts = host.bot_starts, host.server_starts
         await host.close()
     # Over the matches only (a pooled bot's CPU counts once it has exited: at the end).
     spent.cpu = spent.cpu_end - spent.cpu
     spent.child_cpu = _child_cpu() - spent.child_cpu
+    return run
+
+
+def _ray_night(night: Night, deck: Deck, options: RunOptions, spent: _Spent) -> NightRun:
+    """The bench night on a local Ray instance with `parallel` workers. The CPU figures
+    are this process's only: the workers are Ray's processes, not our children."""
+    from cogolf.league.ray_executor import IN_FLIGHT, RayAttempt
+
+    cpu, child_cpu = time.process_time(), _child_cpu()
+    with RayAttempt(None, night.parallel) as attempt:
+
+        async def timed(job: MatchJob, replays_dir: Path) -> Path:
+            if not spent.first:
+                spent.first = time.perf_counter()
+            try:
+                return await attempt(job, replays_dir)
+            finally:
+                spent.last = time.perf_counter()
+
+        run = asyncio.run(run_night(night, deck, options, io.StringIO(), attempt=timed,
+                                    in_flight=IN_FLIGHT))
+    stats = attempt.stats
+    spent.cpu, spent.child_cpu = time.process_time() - cpu, _child_cpu() - child_cpu
+    spent.batches = stats.get("sandbox_batches", 0)
+    spent.busy = stats.get("sandbox_busy_seconds", 0.0)
+    spent.wait = stats.get("sandbox_queue_wait_seconds", 0.0)
+    spent.bot_starts = stats.get("bot_starts", 0)
+    spent.server_starts = stats.get("server_starts", 0)
     return run
 
 
@@ -191,26 +230,35 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="start a bot process for every seat instead of one per policy entrant",
     )
+    parser.add_argument(
+        "--executor", choices=EXECUTORS, default="local",
+        help="local (default: one server for the night) or ray (a local Ray instance, "
+        "one worker per --parallel, a server per worker; needs cogolf[ray])",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def format_bench(numbers: dict[str, Any]) -> str:
     t = numbers["time"]
+    ray = numbers["executor"] == "ray"
+    around = "Ray start and stop, checks, proofs, standings" if ray else "checks, proofs, standings"
+    children = "Ray's processes, not counted" if ray else f"{t['child_cpu_seconds']:.2f} s CPU"
     lines = [
         f"league bench: {numbers['entrants']} entrants, {numbers['matches']} matches "
         f"({numbers['played']} played, {numbers['void']} void) of {numbers['holes']} holes, "
-        f"parallel {numbers['parallel']}"
+        f"parallel {numbers['parallel']}, executor {numbers['executor']}"
         + ("" if numbers["pooled_bots"] else ", a bot process per seat"),
         f"  total {numbers['total_seconds']:.2f} s, {numbers['matches_per_second']} matches/s, "
         f"standings {numbers['standings_seconds']:.2f} s",
         f"  matches   {t['matches_seconds']:.2f} s, {t['matches_per_second_while_playing']} "
         f"matches/s, {t['seconds_per_match']} s per match; around them "
-        f"{t['around_matches_seconds']:.2f} s (checks, proofs, standings)",
+        f"{t['around_matches_seconds']:.2f} s ({around})",
         f"  where     this process (server, journal, league) {t['this_process_cpu_seconds']:.2f} "
-        f"s CPU; child processes (bots, sandbox) {t['child_cpu_seconds']:.2f} s CPU",
+        f"s CPU; child processes (bots, sandbox) {children}",
         f"  sandbox   {t['sandbox_batches']} batches, {t['sandbox_busy_seconds']:.2f} s running, "
         f"{t['sandbox_queue_wait_seconds']:.2f} s queued",
-        f"  bots      {t['bot_processes_started']} pooled processes started; "
+        f"  bots      {t['bot_processes_started']} pooled processes started, "
+        f"{t['servers_started']} servers; "
         f"journal {t['journal_bytes'] // 1024} KiB",
     ]
     if "server" in numbers:

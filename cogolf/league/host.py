@@ -130,6 +130,7 @@ class NightHost:
         self.server: RunningServer | None = None
         self.deck: Deck | None = None
         self.pools: dict[str, BotPool] = {}
+        self.server_starts = 0  # servers started, for the Ray workers' totals and the tests
         self._bots = ""  # the bots' scratch folders
         self._scratch = ""  # the server's metadata files
         self._start_lock = asyncio.Lock()
@@ -170,6 +171,7 @@ class NightHost:
                     )
                 )
                 self.deck = deck
+                self.server_starts += 1
                 log.info("night_server_started", url=self.server.url)
             assert self.deck is not None
             return self.server, self.deck

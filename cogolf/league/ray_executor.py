@@ -1,43 +1,101 @@
-"""The Ray executor: one match per Ray task, on a local Ray instance or a cluster.
+"""The Ray executor: a night's matches on Ray workers, each worker hosting many matches.
 
-A task plays its match into a scratch folder on whichever machine runs it and
-returns the replay's bytes; the driver writes them under the night's folder. So
-workers need the package and the pack, but no shared filesystem, and the
-night's folder is only ever written from one place. Ray's own task retries are
-off: the shared retry-once-then-void rule applies, as with the local executor.
+Every worker is a Ray actor (`NightWorker`, one CPU) holding a `NightHost` in a
+scratch folder of its own on whichever machine runs it: one server for the
+night and one pooled bot process per policy entrant, started on the worker's
+first match and kept for the rest of the night, exactly as a night played on
+this machine. A match comes back as its replay's bytes; the driver writes them
+under the night's folder. So workers need the package and the pack, but no
+shared filesystem, and the night's folder is only ever written from one place.
+The driver hands a match to whichever worker is free (one match per worker at
+once, as the local executor plays one per core). Ray's own retries are off: the
+shared retry-once-then-void rule applies, as with the local executor; a worker
+that crashes fails the matches it was playing and comes back for the next ones.
 """
 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
+import structlog
+
+from cogolf.league.host import NightHost
 from cogolf.league.jobs import MatchJob
-from cogolf.league.play import play_match
+
+IN_FLIGHT = 100_000  # the workers bound a Ray night; this only avoids an unbounded gather
+RESTART_WAIT = 60.0  # seconds a failed worker has to answer again before it gets matches
+CLOSE_TIMEOUT = 60.0  # seconds for the workers to stop their servers and bots at the end
+
+log = structlog.get_logger("cogolf.league")
 
 
 class RayUnavailable(RuntimeError):
     """Ray is not installed, or the cluster cannot be reached."""
 
 
-def play_in_scratch(job: MatchJob) -> bytes:
-    """The body of one Ray task: play the match, hand back its replay."""
-    with tempfile.TemporaryDirectory(prefix="cogolf-league-") as scratch:
-        path = asyncio.run(play_match(job, Path(scratch)))
-        return path.read_bytes()
+class NightWorker:
+    """The body of one Ray worker: one `NightHost` for every match it is given."""
+
+    def __init__(self) -> None:
+        self.scratch = tempfile.mkdtemp(prefix="cogolf-league-")
+        self.host: NightHost | None = None
+        self.matches = 0
+
+    async def play(self, job: MatchJob) -> bytes:
+        if self.host is None:
+            self.host = NightHost(Path(self.scratch) / "replays", sandbox=job.sandbox,
+                                  accept_weak_sandbox=job.accept_weak_sandbox)
+        self.matches += 1
+        path = await self.host.play(job, self.host.replays_dir)
+        try:
+            return path.read_bytes()
+        finally:
+            path.unlink(missing_ok=True)  # the driver keeps it; the worker's disk stays small
+
+    async def ping(self) -> bool:
+        return True
+
+    def stats(self) -> dict[str, Any]:
+        host = self.host
+        queue = host.server.registry.sandbox if host and host.server else None
+        return {
+            "server_starts": host.server_starts if host else 0,
+            "bot_starts": host.bot_starts if host else 0,
+            "matches": self.matches,
+            "sandbox_batches": getattr(queue, "batches", 0),
+            "sandbox_busy_seconds": getattr(queue, "busy_seconds", 0.0),
+            "sandbox_queue_wait_seconds": getattr(queue, "wait_seconds", 0.0),
+        }
+
+    async def close(self) -> dict[str, Any]:
+        """Stop the server and the pooled bots; what this worker did, for the totals."""
+        stats = self.stats()
+        if self.host is not None:
+            await self.host.close()
+            self.host = None
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        return stats
 
 
 class RayAttempt:
-    """An `Attempt` that runs the match as a Ray task. Use as a context manager: it
-    starts (or connects to) Ray on entry and disconnects on exit."""
+    """An `Attempt` that plays the match on a Ray worker. Use as a context manager: it
+    starts (or connects to) Ray and its workers on entry, stops them on exit, and then
+    `stats` sums what the workers did (servers and bot processes started, matches)."""
 
     def __init__(self, address: str | None, local_cpus: int) -> None:
         self.address = address
         self.local_cpus = local_cpus
+        self.stats: dict[str, Any] = {}
         self._ray: Any = None
-        self._task: Any = None
+        self._workers: list[Any] = []
+        self._free: asyncio.Queue[Any] | None = None  # the workers not playing a match
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._back: set[asyncio.Future[None]] = set()  # workers on their way back after a failure
 
     def __enter__(self) -> RayAttempt:
         try:
@@ -57,22 +115,65 @@ class RayAttempt:
             options["num_cpus"] = self.local_cpus
         try:
             ray.init(**options)
+            cpus = int(ray.cluster_resources().get("CPU", 1)) if self.address else self.local_cpus
         except Exception as exc:  # Ray raises many kinds of errors for an unreachable cluster
             raise RayUnavailable(f"cannot start or reach Ray: {type(exc).__name__}: {exc}") from exc
         self._ray = ray
-        self._task = ray.remote(max_retries=0, num_cpus=1)(play_in_scratch)
+        # One worker per CPU; a crashed worker restarts, its failed matches are retried as usual.
+        worker = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0)(NightWorker)
+        self._workers = [worker.remote() for _ in range(max(1, cpus))]
         return self
 
+    async def _when_alive(self, worker: Any, free: asyncio.Queue[Any]) -> None:
+        """Give `worker` back once it answers (after a restart), or after RESTART_WAIT
+        seconds anyway: its next match then fails and is retried or void, never stuck."""
+        deadline = time.monotonic() + RESTART_WAIT
+        while time.monotonic() < deadline:
+            try:
+                await asyncio.wrap_future(worker.ping.remote().future())
+                break
+            except Exception:  # unavailable while Ray restarts it
+                await asyncio.sleep(0.25)
+        free.put_nowait(worker)
+
     def __exit__(self, *exc: object) -> None:
-        if self._ray is not None:
+        if self._ray is None:
+            return
+        try:
+            closing = [w.close.remote() for w in self._workers]
+            self.stats = {"workers": len(closing)}
+            for ref in closing:
+                try:
+                    done = self._ray.get(ref, timeout=CLOSE_TIMEOUT)
+                except Exception as exc:  # a lost worker: its processes went with it
+                    log.warning("ray_worker_close_failed", error=f"{type(exc).__name__}: {exc}")
+                    continue
+                for key, value in done.items():
+                    self.stats[key] = self.stats.get(key, 0) + value
+        finally:
+            self._workers, self._free = [], None
             self._ray.shutdown()
             self._ray = None
 
     async def __call__(self, job: MatchJob, replays_dir: Path) -> Path:
-        if self._task is None:
+        if not self._workers:
             raise RayUnavailable("RayAttempt used outside its `with` block")
-        ref = self._task.remote(job)
-        data: bytes = await asyncio.wrap_future(ref.future())
+        loop = asyncio.get_running_loop()
+        if self._free is None or self._loop is not loop:  # a queue belongs to one event loop
+            self._free, self._loop = asyncio.Queue(), loop
+            for w in self._workers:
+                self._free.put_nowait(w)
+        free = self._free
+        worker = await free.get()
+        try:
+            data: bytes = await asyncio.wrap_future(worker.play.remote(job).future())
+        except BaseException:
+            # The worker may have died with the match: the retry must not find it restarting.
+            back = asyncio.ensure_future(self._when_alive(worker, free))
+            self._back.add(back)
+            back.add_done_callback(self._back.discard)
+            raise
+        free.put_nowait(worker)
         path = Path(replays_dir) / job.replay_name
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".part")

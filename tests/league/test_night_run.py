@@ -18,11 +18,12 @@ import pytest
 from cogolf.league.botwall import bot_python
 from cogolf.league.checks import check_night
 from cogolf.league.executors import play_with_retry, run_jobs
+from cogolf.league.jobs import MatchJob
 from cogolf.league.night import parse_night
 from cogolf.league.play import play_match
 from cogolf.league.runner import RunOptions, run_night
 from cogolf.league.schedule import schedule
-from cogolf.replay import read_replay
+from cogolf.replay import read_replay, without_wall_clock
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -211,8 +212,31 @@ def test_bench_prints_matches_per_second(tmp_path: Path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_bench_refuses_ray_with_a_process_per_seat(tmp_path: Path):
+    out = cogolf("league", "bench", "--entrants", "3", "--executor", "ray",
+                 "--process-per-seat", cwd=tmp_path)
+    assert out.returncode == 2
+    assert "--process-per-seat is for the local executor only" in out.stderr
+    assert "Traceback" not in out.stderr and list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.slow
-def test_ray_night_gives_the_same_standings_as_local(tmp_path: Path):
+def test_bench_on_ray_starts_a_server_per_worker_not_per_match(tmp_path: Path):
+    pytest.importorskip("ray")
+    out = cogolf("league", "bench", "--entrants", "3", "--holes", "1", "--parallel", "2",
+                 "--executor", "ray", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    numbers = json.loads(out.stdout)
+    assert numbers["executor"] == "ray" and numbers["played"] == 6 and numbers["void"] == 0
+    assert 1 <= numbers["time"]["servers_started"] <= 2
+    assert numbers["time"]["bot_processes_started"] <= 3 * 2
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_ray_night_plays_on_a_server_per_worker_the_replays_of_the_local_executor(
+    tmp_path: Path,
+):
     pytest.importorskip("ray")
     from cogolf.league.ray_executor import RayAttempt
 
@@ -226,7 +250,48 @@ def test_ray_night_gives_the_same_standings_as_local(tmp_path: Path):
         b = asyncio.run(run_night(night, deck, rayed, io.StringIO(), attempt=attempt, in_flight=64))
     assert b.void == [] and len(b.outcomes) == 6
     assert a.standings_path.read_bytes() == b.standings_path.read_bytes()
-    assert len(complete_replays(tmp_path / "ray" / "rayed")) == 6
+    # Two workers: at most one server each, and one bot process per entrant per worker.
+    assert attempt.stats["workers"] == 2 and attempt.stats["matches"] == 6
+    assert 1 <= attempt.stats["server_starts"] <= 2
+    assert attempt.stats["bot_starts"] <= 3 * 2
+    replays = complete_replays(tmp_path / "ray" / "rayed")
+    assert len(replays) == 6
+    local_replays = complete_replays(tmp_path / "local" / "rayed")
+    assert {n: wall_clock_free(r) for n, r in replays.items()} == {
+        n: wall_clock_free(r) for n, r in local_replays.items()}
+
+
+@pytest.mark.slow
+def test_a_ray_worker_killed_mid_night_is_restarted_and_no_match_is_lost(tmp_path: Path):
+    ray = pytest.importorskip("ray")
+    from cogolf.league.ray_executor import RayAttempt
+
+    night = parse_night(write_night(tmp_path, "killed", holes=1))
+    night = replace(night, entrants=night.entrants[:3])
+    deck = check_night(night)
+    local = RunOptions(replays_root=tmp_path / "local", league_root=tmp_path / "local-league")
+    rayed = RunOptions(replays_root=tmp_path / "ray", league_root=tmp_path / "ray-league")
+    a = asyncio.run(run_night(night, deck, local, io.StringIO()))
+    killed: list[object] = []
+    with RayAttempt(None, 2) as attempt:
+
+        async def killing(job: MatchJob, replays_dir: Path) -> Path:
+            path = await attempt(job, replays_dir)
+            if not killed:  # the worker, its server and its bots go; it may be mid-match
+                killed.append(attempt._workers[0])
+                ray.kill(attempt._workers[0], no_restart=False)
+            return path
+
+        b = asyncio.run(run_night(night, deck, rayed, io.StringIO(), attempt=killing,
+                                  in_flight=64))
+    assert killed and b.void == [] and len(b.outcomes) == 6
+    assert a.standings_path.read_bytes() == b.standings_path.read_bytes()
+    assert attempt.stats["workers"] == 2  # the restarted worker closed cleanly too
+
+
+def wall_clock_free(replay: bytes) -> list[object]:
+    """Each line of a replay without the fields that differ between identical runs."""
+    return [without_wall_clock(json.loads(line)) for line in replay.splitlines()]
 
 
 def command_night(tmp: Path, name: str, env_command: str) -> Path:
