@@ -220,7 +220,8 @@ class HoleScore(ReplayStruct, tag="hole_score", tag_field="kind", kw_only=True):
     breaches: list[int]
     par_fails: list[int]
     illegal_tests: list[int]
-    ambiguity: str
+    # Always written to the journal; absent from what spectators see before the end.
+    ambiguity: str = ""
 
 
 class EpisodeEnd(ReplayStruct, tag="episode_end", tag_field="kind", kw_only=True):
@@ -284,7 +285,8 @@ class WatchSnapshot(msgspec.Struct, tag="snapshot", tag_field="type", kw_only=Tr
     holes: int
     scores: list[int]
     aliases: list[str]
-    names: list[str]
+    # Absent while the match is live for everyone but the admin (hidden information).
+    names: list[str] = msgspec.field(default_factory=list)
     resolved: list[HoleScore]
 
 
