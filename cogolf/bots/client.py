@@ -25,14 +25,13 @@ import websockets
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from cogolf.bots.policy import Policy, complete_play
-from cogolf.bots.scripted import baseline_play
+from cogolf.bots.scripted import own_fallback
 from cogolf.deck import DEFAULT_DECK, DeckError, PublicDeck, load_public
 from cogolf.engine.intake import Accepted, Rejected, accept, encode_play
 
 log = structlog.get_logger("cogolf.bot")
 
 SAFETY_MARGIN = 0.5  # seconds kept in hand before the server's deadline
-MINIMAL_PLAY = {"impl": "def solve(*args):\n    return None\n", "tests": [], "note": ""}
 FATAL_STATUSES = {403, 404, 409, 410}
 
 
@@ -75,10 +74,7 @@ class BotRuntime:
         self.welcome: dict[str, Any] = {}
 
     def _fallback(self, observation: dict[str, Any]) -> dict[str, Any]:
-        key = observation.get("spec", {}).get("key", "")
-        if self.deck is not None and key in self.deck.specs:
-            return baseline_play(self.deck, key, "literalist")
-        return dict(MINIMAL_PLAY)
+        return own_fallback(self.deck, observation)
 
     async def _ask(self, observation: dict[str, Any], budget: float) -> tuple[str, Any]:
         """Run the policy on a thread: ("ok", value), ("raised", exc) or ("timeout", None)."""

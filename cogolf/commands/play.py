@@ -219,7 +219,13 @@ def run(args: argparse.Namespace) -> int:
         for policy in policies:  # an LLM player's client, built before the first deadline
             getattr(policy, "warm", lambda: None)()
         try:
-            seats = [InProcessSeat(i, p) for i, p in enumerate(policies)]
+            from functools import partial
+
+            from cogolf.bots.scripted import own_fallback
+
+            # A policy that gives up (an LLM player out of time) plays what its bot would.
+            fallback = partial(own_fallback, deck.public)
+            seats = [InProcessSeat(i, p, fallback) for i, p in enumerate(policies)]
             await run_match(deck, config, match_id, seats, sandbox, path, start_sandbox=True)
         finally:
             await sandbox.close()

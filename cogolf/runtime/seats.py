@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgspec
 
 from cogolf import messages as m
-from cogolf.bots.policy import Policy, complete_play
+from cogolf.bots.policy import Observation, Policy, complete_play
 from cogolf.engine.intake import Rejected, encode_play
 
 
@@ -62,9 +63,14 @@ class Seat(Protocol):
 class InProcessSeat:
     """Plays a policy in this process. Observations are passed as plain dicts."""
 
-    def __init__(self, slot: int, policy: Policy) -> None:
+    def __init__(
+        self, slot: int, policy: Policy, fallback: Callable[[Observation], Any] | None = None
+    ) -> None:
         self.slot = slot
         self.policy = policy
+        # What a policy that keeps its own deadline (an LLM player) plays when it gives up,
+        # as a `cogolf bot` process would; any other policy's failure is the seat's host_error.
+        self.fallback = fallback
         self._inbox: Inbox | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.deadline: float | None = None  # seconds of the last observation
@@ -94,9 +100,15 @@ class InProcessSeat:
             ).start()
 
     def _think(self, observation: dict[str, Any], hole: int) -> None:
+        keeps_deadline = getattr(self.policy, "wants_budget", False)
         try:
-            if self.deadline is not None and getattr(self.policy, "wants_budget", False):
-                value = self.policy(observation, budget=self.deadline)  # type: ignore[call-arg]
+            if self.deadline is not None and keeps_deadline:
+                try:
+                    value = self.policy(observation, budget=self.deadline)  # type: ignore[call-arg]
+                except Exception:
+                    if self.fallback is None:
+                        raise
+                    value = self.fallback(observation)
             else:
                 value = self.policy(observation)
             play = complete_play(value, hole)

@@ -14,6 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
+from cogolf.bots.scripted import baseline_play
+from cogolf.deck import load_public
 from cogolf.llm.fake import Step
 from tests.llm.helpers import DECK, KEY, all_text, write_config
 
@@ -238,7 +240,8 @@ def test_bench_llm_prints_its_numbers():
 
 def test_an_in_process_llm_seat_gives_up_within_the_deadline(fake, tmp_path):
     """In process the seat's deadline reaches the player too: a late reply is given up
-    before the deadline (the server records why), and the retry is played by the model."""
+    before the deadline and the seat plays the literalist's play in time, as a `cogolf
+    bot` process would (no retry, no fallback of the server's)."""
     config = write_config(tmp_path / "a.toml", fake, "openai", "inproc")
     fake.script("inproc", Step("{}", delay=30))
     replays = tmp_path / "replays"
@@ -266,5 +269,7 @@ def test_an_in_process_llm_seat_gives_up_within_the_deadline(fake, tmp_path):
     assert r.returncode == 0, r.stderr
     (replay,) = replays.glob("*.ndjson")
     (sub,) = [x for x in records(replay) if x["kind"] == "submission" and x["slot"] == 0]
-    assert (sub["source"], sub["attempts"]) == ("seat", 2)
-    assert len(sub["errors"]) == 1 and "GiveUp" in sub["errors"][0], sub["errors"]
+    assert (sub["source"], sub["attempts"], sub["errors"]) == ("seat", 1, [])
+    (start,) = [x for x in records(replay) if x["kind"] == "hole_start"]
+    literalist = baseline_play(load_public(), start["spec_key"], "literalist")
+    assert sub["impl"] == literalist["impl"]
