@@ -19,8 +19,10 @@ from cogolf.pages.fields import (
     as_int,
     as_list,
     as_str,
+    as_text,
     holes_count,
     pair,
+    str_list,
     value_text,
     visible,
 )
@@ -278,7 +280,7 @@ class CogolfBuilder:
                 play.impl = as_str(rec, "impl")
                 play.note = as_str(rec, "note", limit=4000)
                 play.dropped_tests = as_int(rec, "dropped_tests")
-                play.errors = [as_str({"e": e}, "e", limit=500) for e in as_list(rec, "errors")]
+                play.errors = str_list(rec, "errors", limit=500)
         elif kind == "test_verdict":
             play = self._play(rec)
             if play is not None:
@@ -344,5 +346,5 @@ class CogolfBuilder:
 
 
 def clean_alias(value: Any, slot: int) -> str:
-    text = as_str({"v": value}, "v", limit=120)
+    text = as_text(value, limit=120)
     return text or f"seat {slot}"

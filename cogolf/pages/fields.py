@@ -26,11 +26,21 @@ def as_float(doc: Any, key: str, default: float = 0.0) -> float:
     return float(v)
 
 
+def as_text(value: Any, default: str = "", limit: int = 100_000) -> str:
+    """A string as it may be shown: cleaned of control characters, with invisible ones
+    (direction overrides, zero-width joiners) escaped (`visible`), at most `limit`;
+    `default` for anything that is not a string."""
+    return visible(clean(value))[:limit] if isinstance(value, str) else default
+
+
 def as_str(doc: Any, key: str, default: str = "", limit: int = 100_000) -> str:
-    """A string field as it may be shown: cleaned of control characters, with invisible
-    ones (direction overrides, zero-width joiners) escaped (`visible`), at most `limit`."""
-    v = doc.get(key) if isinstance(doc, dict) else None
-    return visible(clean(v))[:limit] if isinstance(v, str) else default
+    """A string field as it may be shown (`as_text`)."""
+    return as_text(doc.get(key) if isinstance(doc, dict) else None, default, limit)
+
+
+def str_list(doc: Any, key: str, limit: int) -> list[str]:
+    """A list-of-strings field as it may be shown; an item that is no string reads as ""."""
+    return [as_text(item, limit=limit) for item in as_list(doc, key)]
 
 
 def as_list(doc: Any, key: str) -> list[Any]:

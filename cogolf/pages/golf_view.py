@@ -17,6 +17,7 @@ from cogolf.pages.fields import (
     as_list,
     as_str,
     holes_count,
+    str_list,
     visible,
 )
 
@@ -140,7 +141,7 @@ class GolfBuilder:
                 hole.fallback = rec.get("origin") == "fallback"
                 hole.fallback_cause = as_str(rec, "fallback_cause", limit=200)
                 hole.attempts = as_int(rec, "attempts_used")
-                hole.errors = [as_str({"e": e}, "e", limit=500) for e in as_list(rec, "errors")]
+                hole.errors = str_list(rec, "errors", limit=500)
         elif kind == "hole_score":
             hole = self._hole(rec)
             if hole is not None:

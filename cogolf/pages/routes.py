@@ -24,7 +24,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from cogolf.game import HostedGame
-from cogolf.pages.fields import as_float, as_int, as_list, as_str
+from cogolf.pages.fields import as_float, as_int, as_list, as_str, str_list
 from cogolf.pages.nights import NightFolders, list_nights
 from cogolf.pages.nights_routes import night_href, night_routes
 from cogolf.pages.render import PAGE_HEADERS, MatchRow, render_index, render_match, static_dir
@@ -60,8 +60,8 @@ def html(body: str, status: int = 200) -> Response:
 
 def _row(doc: dict[str, Any]) -> MatchRow:
     game = as_str(doc, "game", limit=40) or "cogolf"
-    aliases = [as_str({"a": a}, "a", limit=120) for a in as_list(doc, "aliases")]
-    names = [as_str({"n": n}, "n", limit=120) for n in as_list(doc, "names")]
+    aliases = str_list(doc, "aliases", limit=120)
+    names = str_list(doc, "names", limit=120)
     seats = [
         f"{a} ({n})" if n else a for a, n in zip(aliases, names + [""] * len(aliases), strict=False)
     ]
