@@ -16,13 +16,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cogolf.commands import golf as golf_command
 from cogolf.commands.common import add_json_option, add_sandbox_options, sandbox_modes
 from cogolf.logs import configure
 from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.api import CallStatus, LoadStatus, Sandbox
+
+if TYPE_CHECKING:
+    from cogolf.deck import Deck
 
 BENCH_SOURCE = "def solve(a, b):\n    return [a + b, a * b]\n"
 
@@ -246,6 +249,14 @@ def _run_hole(args: argparse.Namespace) -> int:
     return 0
 
 
+def _core_deck(holes: int) -> tuple[Deck, int]:
+    """The core pack, and `holes` brought within 1..its number of specs."""
+    from cogolf.deck import load
+
+    deck = load()
+    return deck, max(1, min(holes, len(deck.spec_keys())))
+
+
 # --- bench server -------------------------------------------------------------------
 
 
@@ -257,7 +268,6 @@ def _server_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _run_server(args: argparse.Namespace) -> int:
-    from cogolf.deck import load
     from cogolf.games.registry import LIVE
     from cogolf.server.bench import bench_server, format_report
 
@@ -265,8 +275,7 @@ def _run_server(args: argparse.Namespace) -> int:
     if not 1 <= args.matches <= 512:
         print("cogolf: --matches must be between 1 and 512", file=sys.stderr)
         return 2
-    deck = load()
-    holes = max(1, min(args.holes, len(deck.spec_keys())))
+    deck, holes = _core_deck(args.holes)
     doc = asyncio.run(
         bench_server(
             deck, games=LIVE, matches=args.matches, holes=holes, sandbox_mode=args.sandbox,
@@ -296,7 +305,6 @@ def _pages_arguments(p: argparse.ArgumentParser) -> None:
 def _run_pages(args: argparse.Namespace) -> int:
     import tempfile
 
-    from cogolf.deck import load
     from cogolf.games.registry import LIVE
     from cogolf.league.publish import standings_for_dir, write_standings
     from cogolf.pages import nights_bench as nb
@@ -321,8 +329,7 @@ def _run_pages(args: argparse.Namespace) -> int:
         if not args.json:
             print(nb.format_pages(doc["pages"]), flush=True)
         if args.spectators:
-            deck = load()
-            holes = max(1, min(args.holes, len(deck.spec_keys())))
+            deck, holes = _core_deck(args.holes)
             from cogolf.pages.nights import NightFolders
             from cogolf.pages.routes import Site
 
@@ -362,15 +369,13 @@ def _flood_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _run_flood(args: argparse.Namespace) -> int:
-    from cogolf.deck import load
     from cogolf.server.flood import bench_flood, format_report, passed
 
     configure("warning")
     if not 1 <= args.rounds <= 50:
         print("cogolf: --rounds must be between 1 and 50", file=sys.stderr)
         return 2
-    deck = load()
-    holes = max(1, min(args.holes, len(deck.spec_keys())))
+    deck, holes = _core_deck(args.holes)
     doc = asyncio.run(
         bench_flood(deck, rounds=args.rounds, holes=holes, sandbox_mode=args.sandbox,
                     accept_weak=args.accept_weak_sandbox)
