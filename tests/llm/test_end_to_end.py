@@ -5,7 +5,6 @@ for the key afterwards."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,18 +17,13 @@ from cogolf.bots.scripted import baseline_play
 from cogolf.deck import load_public
 from cogolf.llm.fake import Step
 from tests.llm.helpers import DECK, KEY, all_text, write_config
+from tests.serving import start_serve
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def serve(data: Path, log: Path) -> tuple[subprocess.Popen, str]:
-    argv = [sys.executable, "-m", "cogolf", "serve", "--port", "0", "--data", str(data)]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log.open("ab"), cwd=ROOT)
-    assert proc.stdout is not None
-    line = proc.stdout.readline().decode()
-    found = re.search(r"listening on (http://\S+)", line)
-    assert found, line
-    return proc, found.group(1)
+    return start_serve("--data", str(data), stderr=log.open("ab"))
 
 
 def bot(config: Path, url: str, out: Path, slot: int) -> subprocess.Popen:

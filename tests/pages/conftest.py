@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +20,7 @@ import httpx
 import pytest
 
 from tests.pages.seats import DECK, SteppedSeats
+from tests.serving import start_serve
 
 ROOT = Path(__file__).resolve().parents[2]
 PAYLOAD = "window.__pwned = 1"
@@ -57,18 +56,9 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     data = tmp_path_factory.mktemp("pages") / "data"
     log = open(data.parent / "serve.log", "ab")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cogolf", "serve", "--port", "0", "--data", str(data)],
-        stdout=subprocess.PIPE,
-        stderr=log,
-        cwd=ROOT,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline().decode()
-    found = re.search(r"listening on (http://\S+)", line)
-    assert found, line
+    proc, url = start_serve("--data", str(data), stderr=log)
     try:
-        yield Served(found.group(1), data, proc)
+        yield Served(url, data, proc)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:

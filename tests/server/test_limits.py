@@ -12,7 +12,6 @@ import asyncio
 import json
 import multiprocessing
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -31,6 +30,7 @@ from cogolf.engine import rules
 from cogolf.replay import read_replay
 from cogolf.server.flood import _flood_process
 from tests.server.helpers import create, literalist_play, play_well, recv, running_server
+from tests.serving import start_serve
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -298,20 +298,10 @@ def test_tokens_are_url_safe_and_distinct(tmp_path, tokens, message):
 
 
 def _serve(data: Path, *extra: str, ulimit: int | None = None) -> tuple[subprocess.Popen, str]:
-    argv = [sys.executable, "-m", "cogolf", "serve", "--port", "0", "--data", str(data), *extra]
-    cmd = " ".join(f"'{a}'" for a in argv)
-    shell = f"ulimit -n {ulimit}; exec {cmd}" if ulimit else f"exec {cmd}"
-    proc = subprocess.Popen(
-        ["bash", "-c", shell],
-        stdout=subprocess.PIPE,
-        stderr=open(data.parent / f"{data.name}.log", "ab"),  # noqa: SIM115
-        cwd=ROOT,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline().decode()
-    found = re.search(r"listening on (http://\S+)", line)
-    assert found, line
-    return proc, found.group(1)
+    # bash lowers the descriptor limit, then execs the server with its arguments ("$@")
+    prefix = ["bash", "-c", f'ulimit -n {ulimit}; exec "$@"', "serve"] if ulimit else []
+    log = open(data.parent / f"{data.name}.log", "ab")  # noqa: SIM115
+    return start_serve("--data", str(data), *extra, stderr=log, prefix=prefix)
 
 
 def _post(url: str, **body: Any) -> dict[str, Any]:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import pytest
 from cogolf.league.publish import standings_for_dir, write_standings
 from cogolf.pages.nights_synth import write_night
 from tests.pages.conftest import CHROMIUM
+from tests.serving import start_serve
 from tests.stacks import needs
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -97,20 +97,10 @@ class Server:
 @pytest.fixture(scope="session")
 def server(nights: Nights) -> Iterator[Server]:
     """A real `cogolf serve` on a free loopback port, showing the nights' folders."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cogolf", "serve", "--port", "0",
-         "--data", str(nights.root / "data"), "--league-dir", str(nights.league),
-         "--league-replays", str(nights.replays)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=nights.root,
+    proc, url = start_serve(
+        "--data", str(nights.root / "data"), "--league-dir", str(nights.league),
+        "--league-replays", str(nights.replays), cwd=nights.root,
     )  # fmt: skip
-    assert proc.stdout is not None
-    url = None
-    for line in proc.stdout:
-        found = re.search(r"listening on (http://\S+)", line)
-        if found:
-            url = found.group(1)
-            break
-    assert url, "the server did not start"
     yield Server(url, proc)
     proc.terminate()
     proc.wait(timeout=30)

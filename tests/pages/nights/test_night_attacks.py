@@ -10,7 +10,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -19,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from tests.serving import start_serve
 
 from .conftest import Nights, Server, cogolf
 
@@ -50,19 +51,10 @@ def root(nights: Nights, tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def served(root: Path) -> Iterator[Server]:
     """`cogolf serve` on the attack root; killed at the end even if a thread hangs."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cogolf", "serve", "--port", "0", "--data", str(root / "data"),
-         "--league-dir", str(root / "league"), "--league-replays", str(root / "replays")],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=root,
+    proc, url = start_serve(
+        "--data", str(root / "data"), "--league-dir", str(root / "league"),
+        "--league-replays", str(root / "replays"), cwd=root,
     )  # fmt: skip
-    assert proc.stdout is not None
-    url = None
-    for line in proc.stdout:
-        found = re.search(r"listening on (http://\S+)", line)
-        if found:
-            url = found.group(1)
-            break
-    assert url, "the server did not start"
     yield Server(url, proc)
     proc.terminate()
     try:
