@@ -15,8 +15,8 @@ from pathlib import Path
 from cogolf import messages as m
 from cogolf.deck import load_public
 from cogolf.pages.nights import open_regular
-from cogolf.pages.nights_render import STATIC_CSP, environment
-from cogolf.pages.render import render_match, render_standalone
+from cogolf.pages.nights_render import STATIC_CSP
+from cogolf.pages.render import ENV, render_match, render_standalone
 from cogolf.pages.view import (
     MAX_JOURNAL_BYTES,
     PageError,
@@ -97,7 +97,7 @@ def summary_html(
         error = str(exc)
     if error is not None and opened is not None:
         error = error.replace(str(opened), replay_path.name)
-    return environment().get_template("night_match.html").render(
+    return ENV.get_template("night_match.html").render(
         header=header, result=result, holes=holes, error=error, back=back, night=night,
         match_id=replay_path.name.removesuffix(".ndjson"), static_root=static_root, home=home,
         csp_meta=csp_meta,

@@ -32,8 +32,9 @@ from cogolf.pages.nights import (
     read_json,
 )
 from cogolf.pages.nights_match import match_page_html
-from cogolf.pages.nights_render import STATIC, STATIC_CSP, render_night
+from cogolf.pages.nights_render import STATIC_CSP, render_night
 from cogolf.pages.nights_view import build_night
+from cogolf.pages.render import static_dir
 
 SITE_MARKER = ".cogolf-site"
 
@@ -132,7 +133,7 @@ def publish(replays_dir: Path, out: Path, league_dir: Path) -> Published:
     night = build_night(folders, name, lambda mid: f"matches/{quote(mid)}.html")
     night.status = "finished" if night.status == "running" else night.status
     for css in ("style.css", "night.css"):
-        _write(out / "static" / css, (STATIC / css).read_bytes())
+        _write(out / "static" / css, (static_dir() / css).read_bytes())
     _write(out / "standings.json", standings_bytes)
     count = 0
     for mid in sorted(folders.replay_ids(name)):

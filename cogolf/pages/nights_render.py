@@ -1,34 +1,23 @@
 """Rendering night pages from their view model with Jinja2 (autoescaped templates).
 
-One environment for every night page; the caller says where static files and
-links point, so the same templates serve `cogolf serve` and a published site.
+The match pages' environment (`render.ENV`) renders them too; the caller says where
+static files and links point, so the same templates serve `cogolf serve` and a
+published site.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
-
-import jinja2
 
 from cogolf.pages.nights import NightSummary
 from cogolf.pages.nights_view import Night
 from cogolf.pages.render import ENV
-
-TEMPLATES = Path(__file__).parent / "templates"
-STATIC = Path(__file__).parent / "static"
-
 
 # A published page without script and without response headers: its policy in a meta tag.
 STATIC_CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self' data:; "
     "base-uri 'none'; form-action 'none'"
 )
-
-
-def environment() -> jinja2.Environment:
-    """The pages' one environment (autoescaped, the page defaults `base.html` reads)."""
-    return ENV
 
 
 def render_night(
@@ -42,7 +31,7 @@ def render_night(
 ) -> str:
     """`live`: the progress URL a running night's page polls; `csp_meta`: the policy a
     page without response headers (a published file) carries in a meta tag."""
-    return environment().get_template("night.html").render(
+    return ENV.get_template("night.html").render(
         night=night, static_root=static_root, home=home, live=live, night_script=scripts,
         csp_meta=csp_meta or "",
     )  # fmt: skip
@@ -58,8 +47,6 @@ def render_night_list(
 ) -> str:
     """The nights index page, or (page=False) only the `night_list.html` section for `/`."""
     name = "night_index.html" if page else "night_list.html"
-    return (
-        environment()
-        .get_template(name)
-        .render(nights=nights, night_href=night_href, static_root=static_root, home=home)
+    return ENV.get_template(name).render(
+        nights=nights, night_href=night_href, static_root=static_root, home=home
     )
