@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # The import contracts run from their own venv (see the `lint` extra in pyproject.toml).
 LINT_VENV := .venv-lint
 
-.PHONY: demo test lint venv clean
+.PHONY: demo test lint venv clean mutants
 
 $(BIN)/cogolf: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,15 @@ $(VENV)/.with-ray: $(BIN)/cogolf
 
 venv: $(BIN)/cogolf
 
+# Mutation testing (slow, never part of `make test`): `make mutants [MODULES=cogolf/values.py]`
+# runs mutmut module by module and rewrites MUTANTS.md's table.
+$(VENV)/.with-mutants: $(BIN)/cogolf
+	$(BIN)/python -m pip install --quiet -e '.[dev,mutants]'
+	touch $@
+
+mutants: $(VENV)/.with-mutants
+	CI=1 $(BIN)/python tools/mutants.py $(MODULES)
+
 demo: venv
 	$(BIN)/cogolf play
 
@@ -39,4 +48,4 @@ lint: venv $(LINT_VENV)/bin/lint-imports
 	$(LINT_VENV)/bin/lint-imports
 
 clean:
-	rm -rf $(VENV) $(LINT_VENV) .pytest_cache
+	rm -rf $(VENV) $(LINT_VENV) .pytest_cache .mutants

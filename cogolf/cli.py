@@ -52,6 +52,14 @@ COMMANDS: dict[str, Command] = {
         "cogolf.commands.project",
         "project attempts: harden a workspace, scored by hidden evaluator checks",
     ),
+    "agent": Command(
+        "cogolf.commands.agent",
+        "coding agents play Commit-0 and project tasks, walled, through a model gateway",
+    ),
+    "ladder": Command(
+        "cogolf.commands.ladder",
+        "register ladder bots, rotate their keys, print or publish the standings",
+    ),
     "bench": Command("cogolf.commands.bench", "benchmarks that print numbers"),
     "doctor": Command("cogolf.commands.doctor", "check each sandbox wall on this machine"),
 }

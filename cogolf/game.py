@@ -125,6 +125,40 @@ class OfflineGame(Protocol):
         ...
 
 
+@runtime_checkable
+class AgentTask(Protocol):
+    """An offline task as a coding agent plays it (`cogolf.agents`): the workspace it
+    starts from, what it is told, and how the diff it leaves is scored through the
+    game's own scoring path on a clean copy."""
+
+    game: str  # the game whose result document `score` writes
+    name: str
+
+    def workspace(self, dest: Path) -> None:
+        """Write the files the agent starts from into the new folder `dest`."""
+        ...
+
+    def prompt(self) -> str:
+        """The task as the agent reads it, with the feedback it may use."""
+        ...
+
+    def reference(self) -> dict[str, bytes]:
+        """The reference solution's files by relative path, for the oracle ({}: none)."""
+        ...
+
+    async def score(self, patch: Path, *, entrant: str, attempt: int) -> dict[str, Any]:
+        """The game's result document for the workspace's diff (a patch file)."""
+        ...
+
+    def unscored(self, notes: list[str], *, entrant: str, attempt: int) -> dict[str, Any]:
+        """The game's result document of a submission that could not be made (0 points)."""
+        ...
+
+    def points(self, doc: dict[str, Any]) -> float: ...
+
+    def result_name(self, entrant: str, attempt: int) -> str: ...
+
+
 class SectionError(Exception):
     """A problem with one field of a game's night-file section; `at` is the field's path
     below the section (e.g. `("tasks", 2)`), so the league can name its line."""
@@ -188,7 +222,8 @@ class NightJob:
     entrant: str
     item: str  # the course or task name
     attempt: int  # counts from 1 in games with attempts; 0 in the others
-    submission: Path
+    submission: Path | None  # None: the entrant's agent plays the job itself
+    agent: Any = None  # the entrant's `cogolf.agents.spec.AgentSpec`, for an agent's job
 
     @property
     def label(self) -> str:
@@ -228,6 +263,15 @@ class NightSession(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class AgentSession(NightSession, Protocol):
+    """The session of a game agents play (`league.night.AGENT_GAMES`): an agent's job is
+    played by the night's agent runner, on this machine or a Ray worker, not by `play`."""
+
+    def agent_task(self, job: NightJob) -> AgentTask:
+        """The task the job's agent plays; JobFault when it cannot be played."""
+        ...
 
 
 @runtime_checkable

@@ -24,11 +24,36 @@ class TestCase(msgspec.Struct, kw_only=True):
     why: str = ""
 
 
+# Why a seat's own runtime (`cogolf bot`, an in-process seat) sent a stand-in play instead
+# of its policy's: the policy raised, returned a play the intake refuses, missed the
+# runtime's deadline, or (an LLM seat) got no usable reply in time / was found broken.
+SEAT_FALLBACK_CAUSES = (
+    "policy_raised",
+    "policy_invalid",
+    "policy_timeout",
+    "llm_no_reply",
+    "llm_broken",
+)
+SeatFallbackCause = Literal[
+    "policy_raised", "policy_invalid", "policy_timeout", "llm_no_reply", "llm_broken"
+]
+
+
+class SeatFallback(msgspec.Struct, kw_only=True):
+    """Marks a submission as the seat's own fallback, with its cause: the match then
+    records and counts it as a fallback (`source: "seat_fallback"`), not as the seat's
+    play. Self-reported: a seat that sends a stand-in unmarked is not detected."""
+
+    cause: SeatFallbackCause
+    detail: str = ""  # what went wrong, in words (cut at Rules.max_fallback_detail_chars)
+
+
 class Submission(msgspec.Struct, tag="submission", tag_field="type", kw_only=True):
     hole: int
     impl: str
     tests: list[TestCase] = msgspec.field(default_factory=list)
     note: str = ""
+    fallback: SeatFallback | None = None
 
 
 # ---------------------------------------------------------------- server -> seat
@@ -178,7 +203,9 @@ class RecordedTest(ReplayStruct, kw_only=True):
 class SubmissionRecord(ReplayStruct, tag="submission", tag_field="kind", kw_only=True):
     hole: int
     slot: int
-    source: Literal["seat", "fallback"]
+    # seat: the seat's play; fallback: the server's (the seat gave none it could use);
+    # seat_fallback: a stand-in the seat sent marked as its own fallback, with the cause.
+    source: Literal["seat", "fallback", "seat_fallback"]
     fallback_cause: str | None = None
     attempts: int  # how many attempts the seat used (0..2)
     impl: str
@@ -188,6 +215,11 @@ class SubmissionRecord(ReplayStruct, tag="submission", tag_field="kind", kw_only
     errors: list[str] = msgspec.field(default_factory=list)  # why earlier attempts failed
     wrong_hole: int = 0
     at: float
+    fallback_detail: str = ""  # a seat_fallback's own words (absent from older files)
+
+
+FALLBACK_SOURCES = frozenset({"fallback", "seat_fallback"})
+"""Submission sources that are not the seat's own play: counted as fallbacks."""
 
 
 class TestVerdict(ReplayStruct, tag="test_verdict", tag_field="kind", kw_only=True):

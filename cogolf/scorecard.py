@@ -14,14 +14,17 @@ from cogolf.values import short_text
 
 
 def _fallback_mark(sub: m.SubmissionRecord) -> str:
-    return f"FALLBACK({sub.fallback_cause})" if sub.source == "fallback" else ""
+    """The server's fallback as FALLBACK(cause); the seat's own as FALLBACK(own: cause)."""
+    own = "own: " if sub.source == "seat_fallback" else ""
+    return f"FALLBACK({own}{sub.fallback_cause})" if sub.source in m.FALLBACK_SOURCES else ""
 
 
 GROUPS = ("score", "breaches", "par fails", "illegal")
 LEGEND = (
     "  score: the hole's points; breaches: tests that broke the opponent's code; par fails:",
     "  hidden par cases the seat's code failed; illegal: the seat's tests refused as illegal;",
-    "  fallbacks: seats the fallback played, with the cause",
+    "  fallbacks: seats whose play was not their own, with the cause (own: the seat's bot",
+    "  sent the literalist's play itself, saying why; otherwise the server played it)",
 )
 
 
@@ -57,7 +60,7 @@ def _render(replay: Replay) -> str:
         marks = ", ".join(
             f"{h.aliases[i]} {_fallback_mark(r.submissions[i])}"
             for i in (0, 1)
-            if r.submissions[i].source == "fallback"
+            if r.submissions[i].source in m.FALLBACK_SOURCES
         )
         cells = (
             (f"{s.score[0]:+d}", f"{s.score[1]:+d}"),
@@ -86,6 +89,12 @@ def _render(replay: Replay) -> str:
             f"illegal {res.illegal_tests[i]}, fallbacks {res.fallbacks[i]}"
             + (f" ({_causes(res.fallback_causes[i])})" if res.fallbacks[i] else "")
         )
+    for i in (0, 1):
+        if res.holes_played and res.fallbacks[i] == res.holes_played:
+            lines.append(
+                f"  WARNING: {h.aliases[i]} ({h.names[i]}) played no hole of its own: "
+                "every hole was a fallback"
+            )
     if res.winner is None:
         lines.append("  result: DRAW")
     else:

@@ -53,7 +53,7 @@ WALL_CLOCK = m.WALL_CLOCK_FIELDS
 FREE_INPUTS: dict[str, frozenset[str]] = {
     "header": frozenset({"match_id", "sandbox", "config"}),
     "submission": frozenset(
-        {"attempts", "errors", "wrong_hole", "dropped_tests", "fallback_cause"}
+        {"attempts", "errors", "wrong_hole", "dropped_tests", "fallback_cause", "fallback_detail"}
     ),
     "episode_end": frozenset({"detail"}),
 }
@@ -61,12 +61,16 @@ FREE_INPUTS: dict[str, frozenset[str]] = {
 the match id (its pattern is checked, the result must repeat it), the config's
 deadlines (within the server's bounds; its seed, holes and names must be the
 header's and the result's), the sandbox description (shape and `weak` checked),
-a submission's intake history, and the detail of a harness fault. A match that
-did not end `complete` keeps its reason."""
+a submission's intake history, the cause and words of a seat's own fallback (one of
+`SEAT_FALLBACK_CAUSES`; words only on a seat_fallback), and the detail of a harness
+fault. A match that did not end `complete` keeps its reason."""
 
-OPTIONAL_IN_OLD_FILES: dict[str, frozenset[str]] = {"header": frozenset()}
+OPTIONAL_IN_OLD_FILES: dict[str, frozenset[str]] = {
+    "header": frozenset(),
+    "submission": frozenset({"fallback_detail"}),
+}
 """Fields added to a record after replays were first written: an old file may lack
-them when their value is the default. (None yet.)"""
+them when their value is the default."""
 
 MAX_NAME_CHARS = 64
 EPISODE_DETAIL = {"complete": "", "deadline": "the match wall budget ran out"}
@@ -168,7 +172,13 @@ def _play(sub: m.SubmissionRecord) -> SeatPlay:
         dropped_tests=sub.dropped_tests,
     )
     return SeatPlay(
-        accepted, sub.source, sub.fallback_cause, sub.attempts, tuple(sub.errors), sub.wrong_hole
+        accepted,
+        sub.source,
+        sub.fallback_cause,
+        sub.attempts,
+        tuple(sub.errors),
+        sub.wrong_hole,
+        sub.fallback_detail,
     )
 
 
@@ -284,6 +294,8 @@ def _check_submission(sub: m.SubmissionRecord, deck: Deck, key: str) -> str:
         return "attempts or wrong_hole out of range"
     if not 0 <= sub.dropped_tests < 2**31:
         return "dropped_tests out of range"
+    if sub.source != "seat_fallback" and sub.fallback_detail:
+        return "fallback words on a submission the seat did not mark as its own fallback"
     if sub.source == "fallback":
         if not sub.fallback_cause:
             return "a fallback without its cause"
@@ -292,8 +304,12 @@ def _check_submission(sub: m.SubmissionRecord, deck: Deck, key: str) -> str:
         except HarnessFault as exc:
             return f"no fallback play to compare with: {exc}"
     else:
-        if sub.fallback_cause is not None or sub.attempts == 0:
-            return "a seat's submission with a fallback cause or no attempt"
+        if sub.attempts == 0:
+            return "a seat's submission with no attempt"
+        if sub.source == "seat" and sub.fallback_cause is not None:
+            return "a seat's own play with a fallback cause"
+        if sub.source == "seat_fallback" and sub.fallback_cause not in m.SEAT_FALLBACK_CAUSES:
+            return f"a seat's own fallback with an unknown cause {_show(sub.fallback_cause)}"
         problem = _intake_problem(sub)
         if problem:
             return f"intake never keeps this: {problem}"
@@ -318,6 +334,8 @@ def _intake_problem(sub: m.SubmissionRecord) -> str:
             return f"tests[{i}]: name or why over the cap or not clean text"
     if clip(sub.note, rules.MAX_NOTE_CHARS) != sub.note:
         return "note over the cap or not clean text"
+    if clip(sub.fallback_detail, rules.MAX_FALLBACK_DETAIL_CHARS) != sub.fallback_detail:
+        return "fallback_detail over the cap or not clean text"
     return ""
 
 

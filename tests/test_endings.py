@@ -17,6 +17,7 @@ from cogolf.runtime.local import run_match
 from cogolf.runtime.seats import InProcessSeat
 from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.spawn import SpawnSandbox
+from tests.polling import until
 from tests.server.helpers import create, literalist_play, play_well, recv, running_server
 
 DECK = load()
@@ -163,13 +164,14 @@ def test_a_match_that_cannot_resume_ends_as_harness_fault(tmp_path):
 
 
 def test_an_unreadable_journal_is_kept_aside_and_the_match_ends_cleanly(tmp_path):
+    path = tmp_path / "replays" / "m2.ndjson"
+
     async def first():
         async with running_server(tmp_path, connect_timeout=60) as server:
             create(server, holes=3, match_id="m2")
-            await asyncio.sleep(0.1)
+            await until(path.exists, "the match's journal is written")
 
     asyncio.run(first())
-    path = tmp_path / "replays" / "m2.ndjson"
     path.write_bytes(b'{"kind": "header", "oops": \xff\n')
 
     async def second():

@@ -124,3 +124,98 @@ def test_int_and_integral_float_collide_exactly_when_equal(n):
     f = float(n)
     assert values_equal(n, f) == (int(f) == n)
     assert (fingerprint([n]) == fingerprint([f])) == (int(f) == n)
+
+
+def _nested(n: int, *, inner: object = 0, kind: str = "list") -> object:
+    v = inner
+    for _ in range(n):
+        v = [v] if kind == "list" else {"k": v}
+    return v
+
+
+@pytest.mark.parametrize("kind", ["list", "object"])
+def test_depth_cap_exactly(kind: str) -> None:
+    # A scalar inside MAX_DEPTH containers is the deepest value accepted, one more is refused.
+    assert canonical(_nested(values.MAX_DEPTH, kind=kind)) == _nested(values.MAX_DEPTH, kind=kind)
+    with pytest.raises(NotAValue) as err:
+        canonical(_nested(values.MAX_DEPTH + 1, kind=kind))
+    step = "[0]" if kind == "list" else ".k"
+    assert err.value.path == "$" + step * (values.MAX_DEPTH + 1)
+    assert err.value.reason == f"nesting deeper than {values.MAX_DEPTH}"
+    # An empty container counts as a level with nothing below it.
+    empty = [] if kind == "list" else {}
+    assert canonical(_nested(values.MAX_DEPTH, inner=empty, kind=kind))
+    with pytest.raises(NotAValue):
+        canonical(_nested(values.MAX_DEPTH + 1, inner=empty, kind=kind))
+
+
+def test_integer_bits_exactly() -> None:
+    last = 2**values.MAX_INT_BITS - 1
+    assert last.bit_length() == values.MAX_INT_BITS
+    assert canonical([last, -last]) == [last, -last]
+    for first in (2**values.MAX_INT_BITS, -(2**values.MAX_INT_BITS)):
+        with pytest.raises(NotAValue) as err:
+            canonical({"n": [first]})
+        assert (err.value.path, err.value.reason) == (
+            "$.n[0]",
+            f"integer larger than {values.MAX_INT_BITS} bits",
+        )
+
+
+@pytest.mark.parametrize(
+    ("bad", "path", "reason"),
+    [
+        ([1, math.inf], "$[1]", "non-finite float"),
+        ({"a": {"b": math.nan}}, "$.a.b", "non-finite float"),
+        ({"a": {2: "x"}}, "$.a", "object key of type int"),
+        ([[{None: 1}]], "$[0][0]", "object key of type NoneType"),
+        ({"s": {1}}, "$.s", "set is not a value"),
+        ([b"x"], "$[0]", "bytes is not a value"),
+    ],
+)
+def test_each_refusal_says_where_and_why(bad: object, path: str, reason: str) -> None:
+    with pytest.raises(NotAValue) as err:
+        canonical(bad)
+    assert (err.value.path, err.value.reason) == (path, reason)
+    assert str(err.value) == f"{reason} at {path}"
+    assert values.is_value(bad) is False
+
+
+def test_a_path_prefix_is_kept() -> None:
+    with pytest.raises(NotAValue) as err:
+        canonical([0, [math.inf]], path="args")
+    assert err.value.path == "args[1][0]"
+
+
+def test_objects_keep_their_canonical_members() -> None:
+    assert canonical({"a": (1, (2.5,)), "b": None}) == {"a": [1, [2.5]], "b": None}
+    assert values.is_value({"a": [1, "x", None, True, 2.5]}) is True
+
+
+def test_bools_never_equal_each_other_unless_the_same() -> None:
+    assert values_equal(True, False) is False
+    assert values_equal(False, True) is False
+    assert values_equal([True], [False]) is False
+
+
+def test_non_integral_floats_keep_their_fraction() -> None:
+    assert fingerprint(1.5) != fingerprint(1)
+    assert fingerprint([0.25]) == "[0.25]"
+    assert fingerprint(-0.0) == fingerprint(0) == "0"
+
+
+def test_compact_json_is_the_measured_form() -> None:
+    assert values.compact_json({"a": [1, "é", None]}) == '{"a":[1,"é",null]}'
+    with pytest.raises(ValueError):
+        values.compact_json([math.nan])
+
+
+def test_short_text_limit_exactly() -> None:
+    fits = "x" * 118  # 120 characters with its quotes
+    assert values.short_text(fits) == f'"{fits}"'
+    cut = values.short_text(fits + "y")
+    assert cut == f'"{fits}' + "…"
+    assert len(cut) == 120
+    assert values.short_text({"é": [1.0, -0.0]}) == '{"é":[1,0]}'
+    assert values.short_text([1, 2], limit=5) == "[1,2]"
+    assert values.short_text([1, 22], limit=5) == "[1,2…"

@@ -3,29 +3,34 @@
 A bot must never be the reason its seat is played by the server's fallback, so
 the runtime keeps its own deadline: a policy that raises, hangs past the deadline
 or returns something the server would refuse is replaced, for that hole, by the
-literalist's play (or, for a spec the local deck does not know, a minimal play).
+literalist's play (or, for a spec the local deck does not know, a minimal play),
+sent marked as the seat's own fallback with the cause (`bots.substitute`), so the
+match records and counts it as a fallback. The bot's log says why at once.
 
 Golf observations (`game: "golf"`) go to the same policy, which returns
 `{"source": ...}`. Golf's fallback is "no submission", so when the policy fails
-the runtime passes the hole at once (`source: null`), which the server scores
-exactly like a missed hole without waiting out the deadline and the retry.
+the runtime passes the hole at once (`source: null`, marked), which the server
+scores exactly like a missed hole without waiting out the deadline and the retry.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import sys
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import structlog
 import websockets
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from cogolf.bots.policy import Policy, complete_play
 from cogolf.bots.scripted import own_fallback
+from cogolf.bots.substitute import Why, invalid, marked, raised, too_slow
 from cogolf.deck import DEFAULT_DECK, DeckError, PublicDeck, load_public
 from cogolf.engine.intake import Accepted, Rejected, accept, encode_play
 
@@ -33,6 +38,7 @@ log = structlog.get_logger("cogolf.bot")
 
 SAFETY_MARGIN = 0.5  # seconds kept in hand before the server's deadline
 FATAL_STATUSES = {403, 404, 409, 410}
+FIRST_WAIT = 5.0  # seconds a seat never reached is tried for (a server still starting)
 
 
 def refusal(status: int, body: bytes | None) -> str:
@@ -51,6 +57,56 @@ def refusal(status: int, body: bytes | None) -> str:
     if status == 403:
         return f"{said} (check the match id, slot and token in the URL)"
     return said
+
+
+def url_problem(url: str) -> str:
+    """Why `url` cannot be a seat URL, or ''."""
+    parts = urlsplit(url)
+    if parts.scheme in ("http", "https"):
+        return (
+            f"seat URLs start with ws:// (or wss://), not {parts.scheme}://: use the seat "
+            "URL the server gave (`seats[].url` of POST /matches, or what `cogolf serve "
+            "--single` printed)"
+        )
+    if parts.scheme not in ("ws", "wss") or not parts.hostname:
+        return (
+            f"{url[:200]!r} is not a seat URL: expected "
+            "ws://HOST:PORT/matches/MATCH_ID/player?slot=N&token=TOKEN"
+        )
+    try:
+        parts.port  # noqa: B018 - raises for a port that is not a number
+    except ValueError:
+        return f"{url[:200]!r}: the port is not a number"
+    return ""
+
+
+def unreachable(url: str, error: BaseException | None, connected: bool, waited: float) -> str:
+    """One line: where the bot tried, for how long, and the likely cause."""
+    parts = urlsplit(url)
+    where = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'wss' else 80)}"
+    head = (
+        f"the connection to {where} was lost and not regained in {waited:.0f} s"
+        if connected
+        else f"cannot reach a Cogolf server at {where} (tried for {waited:.0f} s)"
+    )
+    if isinstance(error, socket.gaierror):
+        cause = f"the host name {parts.hostname!r} does not resolve"
+    elif isinstance(error, ConnectionRefusedError):
+        cause = "nothing listens there (connection refused): is the server running, on that port?"
+    elif isinstance(error, TimeoutError):
+        cause = "no answer within 10 s: a firewall, or the wrong address?"
+    elif isinstance(error, InvalidStatus):
+        cause = (
+            f"it answered HTTP {error.response.status_code}, not a seat: is this the server's "
+            "port, and the URL the one it gave?"
+        )
+    elif isinstance(error, InvalidHandshake):
+        cause = "it answered, but not as a websocket server: is this the server's port?"
+    elif error is not None:
+        cause = f"{type(error).__name__}: {error}"[:200]
+    else:
+        cause = "no reason known"
+    return f"{head}: {cause}"
 
 
 class BotRuntime:
@@ -72,6 +128,7 @@ class BotRuntime:
             self.deck = None
         self.log = log
         self.welcome: dict[str, Any] = {}
+        self.fallbacks = 0  # holes this seat sent its own (marked) fallback
 
     def _fallback(self, observation: dict[str, Any]) -> dict[str, Any]:
         return own_fallback(self.deck, observation)
@@ -100,17 +157,21 @@ class BotRuntime:
     async def _think(self, observation: dict[str, Any], hole: int, budget: float) -> str:
         status, value = await self._ask(observation, budget)
         if status == "timeout":
-            why = "policy missed the deadline"
-        else:
-            if status == "ok":
-                text = encode_play(complete_play(value, hole))
-                if isinstance(text, str) and isinstance(accept(text, hole), Accepted):
+            why = too_slow(budget)
+        elif status == "ok":
+            text = encode_play(complete_play(value, hole))
+            verdict = accept(text, hole) if isinstance(text, str) else text
+            if isinstance(verdict, Accepted) and isinstance(text, str):
+                if verdict.fallback_cause is None:
                     return text
-                why = "policy returned a play the server would refuse"
-            else:
-                why = f"policy raised {type(value).__name__}: {value}"
-        self.log.warning("policy_fallback", hole=hole, why=why)
-        text = encode_play(complete_play(self._fallback(observation), hole))
+                # The policy marked its own play: it is sent as the policy said.
+                self._said_why(hole, Why(verdict.fallback_cause, verdict.fallback_detail))
+                return text
+            why = invalid(verdict.message if isinstance(verdict, Rejected) else "not a play")
+        else:
+            why = raised(value)
+        self._said_why(hole, why)
+        text = encode_play(marked(complete_play(self._fallback(observation), hole), why))
         assert isinstance(text, str)
         return text
 
@@ -121,29 +182,45 @@ class BotRuntime:
         status, value = await self._ask(observation, budget)
         if status == "ok":
             text = encode_play(complete_play(as_submission(value), hole))
-            if isinstance(text, str):
-                verdict = accept_submission(text, hole)
-                if not isinstance(verdict, Rejected):
-                    return text
-                why = f"policy returned a submission the server would refuse: {verdict.message}"
-            else:
-                why = f"policy returned a submission the server would refuse: {text.message}"
+            verdict = accept_submission(text, hole) if isinstance(text, str) else text
+            if not isinstance(verdict, Rejected) and isinstance(text, str):
+                if verdict.fallback_cause is not None:
+                    self._said_why(hole, Why(verdict.fallback_cause, verdict.fallback_detail))
+                return text
+            why = invalid(verdict.message)
         elif status == "timeout":
-            why = "policy missed the deadline"
+            why = too_slow(budget)
         else:
-            why = f"policy raised {type(value).__name__}: {value}"
-        self.log.warning("policy_pass", hole=hole, why=why)
-        return json.dumps({"type": "submission", "hole": hole, "source": None})
+            why = raised(value)
+        self._said_why(hole, why)
+        return json.dumps(marked({"type": "submission", "hole": hole, "source": None}, why))
 
-    async def run(self, *, give_up_after: float = 120.0) -> int:
-        """Play until `done`; returns a process exit code."""
+    def _said_why(self, hole: int, why: Why) -> None:
+        """The bot's own log names every fallback at once, with what to fix."""
+        self.fallbacks += 1
+        self.log.warning("own_fallback", hole=hole, cause=why.cause, why=why.detail)
+
+    async def run(self, *, give_up_after: float = 120.0, first_wait: float = FIRST_WAIT) -> int:
+        """Play until `done`; returns a process exit code.
+
+        A seat never reached gives up after `first_wait` seconds with one line naming the
+        address and the likely cause; once connected, a lost connection is retried for
+        `give_up_after` seconds, logged once per outage rather than once per try."""
+        problem = url_problem(self.url)
+        if problem:
+            print(f"cogolf bot: {problem}", file=sys.stderr, flush=True)
+            return 2
         backoff = 0.1
         loop = asyncio.get_running_loop()
         lost_at: float | None = None
+        connected_once = False
+        last_error: BaseException | None = None
         while True:
             try:
                 async with websockets.connect(self.url, max_size=None, open_timeout=10) as ws:
-                    lost_at, backoff = None, 0.1
+                    if lost_at is not None and connected_once:
+                        self.log.info("reconnected", after=round(loop.time() - lost_at, 1))
+                    lost_at, backoff, connected_once = None, 0.1, True
                     async for frame in ws:
                         if await self._handle(ws, frame):
                             return 0
@@ -159,12 +236,21 @@ class BotRuntime:
                         flush=True,
                     )
                     return 2
-            except (OSError, ConnectionClosed, TimeoutError) as exc:
-                self.log.info("connection_lost", error=type(exc).__name__)
+                last_error = exc
+            except (OSError, ConnectionClosed, TimeoutError, InvalidHandshake) as exc:
+                if lost_at is None:  # once per outage, not once per try; before the first
+                    # connection only the one line below says anything
+                    (self.log.info if connected_once else self.log.debug)(
+                        "connection_lost", error=type(exc).__name__
+                    )
+                last_error = exc
             now = loop.time()
             lost_at = lost_at if lost_at is not None else now
-            if now - lost_at > give_up_after:
-                self.log.error("gave_up", seconds=give_up_after)
+            budget = give_up_after if connected_once else first_wait
+            if now - lost_at > budget:
+                why = unreachable(self.url, last_error, connected_once, budget)
+                self.log.debug("gave_up", seconds=budget)
+                print(f"cogolf bot: {why}", file=sys.stderr, flush=True)
                 return 1
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 2.0)

@@ -36,7 +36,10 @@ def load_llm_policy(config_path: str) -> Policy:
         return player_from_ref(config_path)
     except LLMConfigError as exc:
         shown = "an inline config" if config_path.startswith("{") else config_path
-        raise PolicyError(f"llm ({shown}): {exc}") from None
+        said = str(exc)
+        if said.startswith(f"{config_path}: "):  # the file is named once
+            said = said[len(config_path) + 2 :]
+        raise PolicyError(f"llm ({shown}): {said}") from None
 
 
 def seat_name(ref: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -91,13 +92,64 @@ async def _throughput(sb: Sandbox, calls: list[list[Any]], concurrency: int,
     return done / (time.perf_counter() - start)
 
 
+_FLOOR_SCRIPT = """
+import os, resource, sys, time
+def kids():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+n = int(sys.argv[1])
+w0, c0, k0 = time.perf_counter(), time.process_time(), kids()
+for _ in range(n):
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(w, b"x")
+        os._exit(0)
+    os.read(r, 1)
+    os.waitpid(pid, 0)
+    os.close(r)
+    os.close(w)
+print((time.perf_counter() - w0) / n, (time.process_time() - c0 + kids() - k0) / n)
+"""
+
+
+def _fork_floor(rounds: int) -> dict[str, float]:
+    """The floor under any batch: a bare `fork`, a byte down a pipe and `_exit`, from a
+    small interpreter as the fork server is, timed in wall clock and in CPU of parent
+    and child together."""
+    from cogolf.sandbox.interpreter import real_python
+
+    out = subprocess.run([real_python(), "-I", "-S", "-c", _FLOOR_SCRIPT, str(rounds)],
+                         capture_output=True, text=True, check=True, timeout=60).stdout
+    wall, cpu = (float(x) for x in out.split())
+    return {"wall_ms": wall * 1e3, "cpu_ms": cpu * 1e3}
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _sandbox_cpu(sb: Sandbox) -> float:
+    """CPU of everything the sandbox ran: our reaped children, and its helpers (a fork
+    server reaps its own children, so their CPU is counted in its /proc entry)."""
+    helpers = getattr(sb, "helper_cpu_seconds", None)
+    return _children_cpu() + (helpers() if helpers is not None else 0.0)
+
+
+async def _settled(sb: Sandbox) -> None:
+    drain = getattr(sb, "drain", None)
+    if drain is not None:
+        await drain()
+
+
 async def _hole(sb: Sandbox) -> float:
     """One hole's sandbox work: reference batch, two defender batches, two par batches."""
     ref_calls = [[i, i + 1] for i in range(10)]
     shots = [[i, 2] for i in range(5)]
     par = [[i, 3] for i in range(4)]
     start = time.perf_counter()
-    await sb.run_batch(BENCH_SOURCE, ref_calls)
+    await sb.run_batch(BENCH_SOURCE, ref_calls, trusted=True)  # as the engine runs it
     await asyncio.gather(
         sb.run_batch(BENCH_SOURCE, shots), sb.run_batch(BENCH_SOURCE, shots),
         sb.run_batch(BENCH_SOURCE, par), sb.run_batch(BENCH_SOURCE, par),
@@ -113,7 +165,13 @@ async def _bench_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
         for _ in range(5):
             await _one_batch(sb, calls)
         n = args.batches if mode == "fork" else max(10, args.batches // 10)
+        await _settled(sb)
+        floor = _fork_floor(max(20, n // 2))
+        parent, child = time.process_time(), _sandbox_cpu(sb)
         lat = sorted([await _one_batch(sb, calls) for _ in range(n)])
+        await _settled(sb)  # every child reaped, so its CPU is counted
+        parent, child = time.process_time() - parent, _sandbox_cpu(sb) - child
+        floor_after = _fork_floor(max(20, n // 2))  # the floor before and after: load drifts
         tput = {c: await _throughput(sb, calls, c, args.seconds) for c in (1, 2, 4)}
         holes = sorted([await _hole(sb) for _ in range(max(5, n // 4))])
         return {
@@ -124,6 +182,8 @@ async def _bench_mode(mode: str, args: argparse.Namespace) -> dict[str, Any]:
             "p90_ms": _percentile(lat, 0.9) * 1e3,
             "batches_per_second": {str(c): v for c, v in tput.items()},
             "hole_median_ms": statistics.median(holes) * 1e3,
+            "cpu_ms_per_batch": {"parent": parent / n * 1e3, "sandbox": child / n * 1e3},
+            "fork_floor": {k: (floor[k] + floor_after[k]) / 2 for k in floor},
             "walls": sb.describe()["walls"],
         }
     finally:
@@ -154,6 +214,11 @@ def _run_sandbox(args: argparse.Namespace) -> int:
         print(f"  {mode:5s}  median {r['median_ms']:7.2f} ms   p90 {r['p90_ms']:7.2f} ms   "
               f"batches/s  c1 {bps['1']:7.1f}  c2 {bps['2']:7.1f}  c4 {bps['4']:7.1f}   "
               f"hole {r['hole_median_ms']:6.1f} ms")
+        cpu, fl = r["cpu_ms_per_batch"], r["fork_floor"]
+        total = cpu["parent"] + cpu["sandbox"]
+        print(f"         CPU per batch {total:6.2f} ms (parent {cpu['parent']:.2f}, sandbox "
+              f"{cpu['sandbox']:.2f}) = {total / fl['cpu_ms']:.1f}x the floor; bare fork round "
+              f"trip, same run: {fl['cpu_ms']:.2f} ms CPU, {fl['wall_ms']:.2f} ms wall")
     if "fork_spawn_ratio" in report:
         ratio = report["fork_spawn_ratio"]
         print("  fork/spawn throughput ratio  "
@@ -200,6 +265,8 @@ async def _bench_holes(mode: str, holes: list[tuple[str, Any, Any, list[Any]]],
             await resolve_hole(sb, spec, hidden, plays, limits)
         times: list[float] = []
         per_spec: dict[str, list[float]] = {key: [] for key, *_ in holes}
+        await _settled(sb)
+        parent, child = time.process_time(), _sandbox_cpu(sb)
         start = time.perf_counter()
         for _ in range(rounds):
             for key, spec, hidden, plays in holes:
@@ -209,8 +276,15 @@ async def _bench_holes(mode: str, holes: list[tuple[str, Any, Any, list[Any]]],
                 times.append(elapsed)
                 per_spec[key].append(elapsed)
         total = time.perf_counter() - start
+        await _settled(sb)
+        parent, child = time.process_time() - parent, _sandbox_cpu(sb) - child
         times.sort()
+        workers = getattr(sb, "workers", None)
         return {
+            "cpu_ms_per_hole": {"parent": parent / len(times) * 1e3,
+                                "sandbox": child / len(times) * 1e3},
+            "reference_workers": {"started": workers.started, "reused": workers.reused}
+            if workers is not None else None,
             "mode": mode,
             "holes_timed": len(times),
             "median_ms": statistics.median(times) * 1e3,
@@ -246,6 +320,12 @@ def _run_hole(args: argparse.Namespace) -> int:
     for mode, r in results.items():
         print(f"  {mode:5s}  median {r['median_ms']:7.2f} ms   p90 {r['p90_ms']:7.2f} ms   "
               f"max {r['max_ms']:7.2f} ms   holes/s {r['holes_per_second']:7.1f}")
+        cpu = r["cpu_ms_per_hole"]
+        print(f"         CPU per hole {cpu['parent'] + cpu['sandbox']:6.2f} ms (parent "
+              f"{cpu['parent']:.2f}, sandbox {cpu['sandbox']:.2f})"
+              + (f"; reference workers {r['reference_workers']['started']} started, "
+                 f"{r['reference_workers']['reused']} batches reused one"
+                 if r["reference_workers"] else ""))
     return 0
 
 
@@ -311,7 +391,7 @@ def _run_pages(args: argparse.Namespace) -> int:
     from cogolf.server.bench import bench_server
 
     def standings(folder: Path, out: Path) -> None:
-        write_standings(standings_for_dir(folder, "literalist", samples=200), out)
+        write_standings(standings_for_dir(folder, "literalist"), out)
 
     configure("warning")
     if not 2 <= args.entrants <= 64 or not 1 <= args.loads <= 100 or args.spectators < 0:
@@ -414,16 +494,26 @@ def _project_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("tasks", nargs="*", type=Path, metavar="TASK_DIR",
                    help="task folders (default: every task with a solution/ under "
                    "references/projects)")
-    p.add_argument("--repeat", type=int, default=1, help="attempts per task (default 1)")
+    p.add_argument("--task", action="append", default=[], metavar="NAME",
+                   help="a shipped task by name (references/projects/NAME); repeatable")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="attempts per task with twins, and as many without (default 1)")
     add_json_option(p, "the rows as JSON")
 
 
 def _run_project(args: argparse.Namespace) -> int:
+    from cogolf.evaluation.twin_bench import cost_lines
     from cogolf.games.project.bench import bench_task, find_tasks
     from cogolf.games.project.task import TaskError
 
     configure("warning")
-    tasks = args.tasks or find_tasks(Path("references/projects"))
+    shipped = Path("references/projects")
+    bad = [n for n in args.task if "/" in n or not (shipped / n / "task.json").is_file()]
+    if bad:
+        print(f"error: --task {bad[0]!r} is not a shipped task (one of "
+              f"{', '.join(p.name for p in find_tasks(shipped))})", file=sys.stderr)
+        return 2
+    tasks = [*args.tasks, *(shipped / n for n in args.task)] or find_tasks(shipped)
     if not tasks or args.repeat < 1:
         print("error: no task to run (give TASK_DIR...) or --repeat below 1", file=sys.stderr)
         return 2
@@ -439,10 +529,51 @@ def _run_project(args: argparse.Namespace) -> int:
             warm_up = r["warm_up_seconds"]
             warm = f"  (build cache warm-up {warm_up}s)" if warm_up else ""
             print(f"{r['task']:<24} {r['status']:<8} {r['points']:.2f} pt  checks {r['checks']:<7}"
-                  f" median {r['median_seconds']:.2f}s of {r['seconds']}"
+                  f" twins {r['twins'] if r['twins'] is not None else '-'}"
                   f" (limit {r['time_limit_seconds']:g}s){warm}", flush=True)
+            for line in cost_lines(r):
+                print(f"  {line}", flush=True)
     if args.json:
         print(json.dumps(rows, indent=2))
+    return 0
+
+
+# --- bench commit0 -----------------------------------------------------------------
+
+
+def _commit0_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("task_dir", nargs="?", type=Path, metavar="TASK_DIR",
+                   help="a prepared task (default: textkit, prepared into a temporary folder)")
+    p.add_argument("--submission", type=Path, metavar="DIR",
+                   help="what to score (default: textkit's original, or the task's skeleton)")
+    p.add_argument("--repeat", type=int, default=3,
+                   help="scores with twins, and as many without (default 3)")
+    add_json_option(p)
+
+
+def _run_commit0(args: argparse.Namespace) -> int:
+    from cogolf.evaluation.twin_bench import cost_lines
+    from cogolf.games.commit0.bench import bench_commit0
+    from cogolf.games.commit0.layout import SourceError
+    from cogolf.games.commit0.task import TaskError
+
+    configure("warning")
+    if args.repeat < 1:
+        print("error: --repeat must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        row = asyncio.run(bench_commit0(args.task_dir, args.submission, args.repeat))
+    except (TaskError, SourceError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(row, indent=2))
+    else:
+        print(f"{row['task']}: {row['status']} pass rate {row['pass_rate']:.3f} of "
+              f"{row['reference_ids']} ids, twins {row['twins']} per run "
+              f"({row['eligible_tests']} tests eligible)")
+        for line in cost_lines(row):
+            print(f"  per score, {line}")
     return 0
 
 
@@ -475,6 +606,51 @@ def _run_llm(args: argparse.Namespace) -> int:
                                     seats=args.seats, seat_holes=args.seat_holes,
                                     deadline=args.deadline))
     print(json.dumps(numbers, sort_keys=True) if args.json else format_bench(numbers))
+    return 0
+
+
+# --- bench agent -------------------------------------------------------------------
+
+
+def _agent_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--calls", type=int, default=200,
+                   help="model calls timed straight and through the gateway (default 200)")
+    p.add_argument("--latency", type=float, default=0.05,
+                   help="the fake provider's fixed latency in seconds (default 0.05)")
+    p.add_argument("--task", type=Path, default=Path("references/projects/csv_importer"),
+                   metavar="TASK_DIR", help="the task the oracle's attempts play (default "
+                   "references/projects/csv_importer)")
+    p.add_argument("--attempts", type=int, default=4,
+                   help="attempts at each --parallel (default 4; 0 skips them)")
+    p.add_argument("--parallel", default="1,2,4", metavar="N,N,...",
+                   help="attempts at once, each in the same run (default 1,2,4)")
+    add_json_option(p)
+
+
+def _run_agent(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from cogolf.agents.bench import attempts_per_minute, format_bench, overhead
+    from cogolf.games.registry import AgentTaskError, agent_task
+
+    configure("warning")
+    try:
+        parallels = [int(n) for n in args.parallel.split(",")]
+        task = agent_task(args.task) if args.attempts else None
+    except ValueError as exc:
+        print(f"error: {exc if isinstance(exc, AgentTaskError) else '--parallel: N,N,...'}",
+              file=sys.stderr)
+        return 2
+    if args.calls < 1 or args.attempts < 0 or min(parallels) < 1:
+        print("error: --calls and --parallel must be >= 1, --attempts >= 0", file=sys.stderr)
+        return 2
+    doc: dict[str, Any] = {"overhead": overhead(args.calls, args.latency), "attempts": []}
+    if task is not None:
+        doc["task"] = task.name
+        with tempfile.TemporaryDirectory(prefix="cogolf-bench-agent-") as tmp:
+            doc["attempts"] = attempts_per_minute(task, parallels, args.attempts,
+                                                  args.latency, Path(tmp))
+    print(json.dumps(doc, sort_keys=True) if args.json else format_bench(doc))
     return 0
 
 
@@ -511,6 +687,62 @@ def _run_startup(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- bench ladder -------------------------------------------------------------------
+
+
+def _ladder_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--entrants", default="8,16,32", metavar="N,N,...",
+                   help="field sizes of the pairing simulation (default 8,16,32)")
+    p.add_argument("--trials", type=int, default=5,
+                   help="simulated fields per size (default 5)")
+    p.add_argument("--matches", type=int, default=16,
+                   help="ladder results timed in the server part (default 16; 0: skip it)")
+    p.add_argument("--bots", type=int, default=16,
+                   help="instant ladder bots, one match at once each (default 16); bench "
+                   "server runs half as many matches at once beside it")
+    p.add_argument("--holes", type=int, default=9, help="holes per match (default 9)")
+    p.add_argument("--rounds", type=int, default=2,
+                   help="ladder and bench server runs, alternating (default 2)")
+    add_sandbox_options(p)
+    add_json_option(p)
+
+
+def _run_ladder(args: argparse.Namespace) -> int:
+    from cogolf.games.registry import LIVE
+    from cogolf.ladder.bench import (
+        bench_ladder_server,
+        bench_pairing,
+        format_ladder,
+        hole_table,
+    )
+    from cogolf.server.bench import bench_server
+
+    configure("error")
+    try:
+        sizes = [int(x) for x in args.entrants.split(",")]
+    except ValueError:
+        print("cogolf: --entrants: N,N,...", file=sys.stderr)
+        return 2
+    if min(sizes) < 3 or max(sizes) > 64 or args.trials < 1 or args.matches < 0 \
+            or args.bots < 2 or args.rounds < 1:
+        print("cogolf: --entrants 3..64, --trials >= 1, --matches >= 0, --bots >= 2, "
+              "--rounds >= 1", file=sys.stderr)
+        return 2
+    deck, holes = _core_deck(args.holes)
+    table = asyncio.run(hole_table(args.sandbox, args.accept_weak_sandbox))
+    doc: dict[str, Any] = {"pairing": bench_pairing(table, sizes, args.trials), "server": []}
+    for _ in range(args.rounds if args.matches else 0):
+        ladder = asyncio.run(bench_ladder_server(
+            deck, games=LIVE, bots=args.bots, concurrent=1, matches=args.matches, holes=holes,
+            sandbox_mode=args.sandbox, accept_weak=args.accept_weak_sandbox))
+        plain = asyncio.run(bench_server(
+            deck, games=LIVE, matches=max(1, args.bots // 2), holes=holes,
+            sandbox_mode=args.sandbox, accept_weak=args.accept_weak_sandbox))
+        doc["server"].append({"ladder": ladder, "bench_server": plain})
+    print(json.dumps(doc, indent=2) if args.json else format_ladder(doc))
+    return 0
+
+
 BENCHMARKS: list[Benchmark] = [
     Benchmark("sandbox", "batch latency and throughput of both sandbox modes",
               _sandbox_arguments, _run_sandbox),
@@ -524,14 +756,20 @@ BENCHMARKS: list[Benchmark] = [
               _flood_arguments, _run_flood),
     Benchmark("league", "an N-entrant night of instant scripted bots",
               _league_arguments, _run_league),
+    Benchmark("ladder", "matches the adaptive pairing needs against the round-robin's; a "
+              "ladder server's matches/s beside bench server", _ladder_arguments, _run_ladder),
     Benchmark("golf", "seconds to score a full 18-hole course per language (reference files)",
               golf_command.add_bench_arguments, _run_golf),
     Benchmark("startup", "seconds a cogolf process takes to start: --help, a bot connected, "
               "a play's fixed cost", _startup_arguments, _run_startup),
-    Benchmark("project", "seconds per project attempt with each task's reference solution",
-              _project_arguments, _run_project),
+    Benchmark("project", "seconds per project attempt with each task's reference solution, "
+              "with and without twins", _project_arguments, _run_project),
+    Benchmark("commit0", "seconds per Commit-0 score with and without twins",
+              _commit0_arguments, _run_commit0),
     Benchmark("llm", "LLM seats against a fake provider: overhead per hole, many seats at once",
               _llm_arguments, _run_llm),
+    Benchmark("agent", "the model gateway's overhead per call; agent attempts per minute at "
+              "each parallel", _agent_arguments, _run_agent),
 ]
 
 

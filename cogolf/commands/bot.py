@@ -55,16 +55,62 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="public deck for the scripted baselines (default: the core pack)",
     )
     p.add_argument(
+        "--check",
+        action="store_true",
+        help="only load the policy and exit: 0 when it loads, 2 with the reason (a league "
+        "night checks policy files this way, walled, before it starts)",
+    )
+    p.add_argument(
         "--seats-from-stdin",
         action="store_true",
         help="play many seats at once: one seat URL per line of standard input (a league "
         "night's pooled bot); exit when the input closes and every seat is done",
+    )
+    p.add_argument(
+        "--ladder",
+        default=None,
+        metavar="URL",
+        help="play a ladder's matches all day: the server's address (ws://HOST:PORT); "
+        "the key is read from --key-env and sent as a header, never in the URL",
+    )
+    p.add_argument(
+        "--key-env",
+        default="COGOLF_LADDER_KEY",
+        metavar="VAR",
+        help="--ladder: the environment variable holding the bot's key "
+        "(default COGOLF_LADDER_KEY)",
+    )
+    p.add_argument(
+        "--concurrent",
+        type=int,
+        default=1,
+        metavar="N",
+        help="--ladder: matches played at once (1 to 16, default 1)",
+    )
+    p.add_argument(
+        "--matches",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--ladder: leave after N seats, once they are played (default: play on)",
     )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     configure()
+    if args.check:
+        ref = f"{LLM_PREFIX}{args.llm}" if args.llm is not None else args.policy
+        try:
+            load_policy(ref, deck_dir=args.deck)
+        except PolicyError as exc:
+            print(f"cogolf: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    if args.ladder is not None:
+        from cogolf.ladder.client import run_ladder_bot
+
+        return run_ladder_bot(args)
     if args.seats_from_stdin:
         from cogolf.bots.pool import play_seats
 

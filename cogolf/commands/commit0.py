@@ -16,13 +16,20 @@ from cogolf.commands.common import (
     print_table,
 )
 from cogolf.evaluation.pyenv import EnvBuildError
+from cogolf.games.commit0.full import FULL
 from cogolf.games.commit0.layout import SourceError
-from cogolf.games.commit0.lite import GitSource, format_table, run_lite
+from cogolf.games.commit0.lite import LITE
 from cogolf.games.commit0.official import IdFileError
 from cogolf.games.commit0.prepare import prepare
 from cogolf.games.commit0.results import ResultError, commit0_table, load_records
 from cogolf.games.commit0.score import score_submission
-from cogolf.games.commit0.task import DEFAULT_TIME_LIMIT_SECONDS, TaskError, load_task
+from cogolf.games.commit0.split import MAX_JOBS, GitSource, format_table, run_split
+from cogolf.games.commit0.task import (
+    DEFAULT_TEST_TIME_LIMIT_SECONDS,
+    DEFAULT_TIME_LIMIT_SECONDS,
+    TaskError,
+    load_task,
+)
 from cogolf.logs import configure
 
 
@@ -52,6 +59,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     prep.add_argument("--name", help="task name (default: the source directory's name)")
     prep.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT_SECONDS,
                       metavar="SECONDS", help="wall-clock limit of one suite run")
+    prep.add_argument("--test-time-limit", type=float, default=DEFAULT_TEST_TIME_LIMIT_SECONDS,
+                      metavar="SECONDS", help="limit of one test in a run (setup, call and "
+                      "teardown); a test over it fails alone")
     prep.add_argument("--git", type=Path, metavar="REPO",
                       help="take the source from this local git repository at --commit "
                       "(SOURCE then only names the task)")
@@ -60,30 +70,47 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="the benchmark's id list (`<library>.bz2` or plain text, one "
                       "`tests/x.py::Class::test` per line): its rate is reported beside ours")
     prep.add_argument("--with", action="append", dest="requirements", default=[],
-                      metavar="REQ", help="a further test requirement (repeatable)")
+                      metavar="REQ", help="a further test requirement, always taken "
+                      "(repeatable; `--with 'pytest<8'` picks the pytest the tests run on)")
+    prep.add_argument("--extra", action="append", dest="extras", default=[], metavar="NAME",
+                      help="an extra of the library whose requirements the tests need "
+                      "(repeatable; test extras are taken anyway)")
     prep.add_argument("--accept-partial-reference", action="store_true",
                       help="accept a reference that loses tests to collection errors")
     prep.set_defaults(func=_prepare)
 
-    lite = sub.add_parser(
-        "lite", help="prepare and check the benchmark's lite split",
-        description="For each lite library whose source can be had (PyPI sdist, or --git "
-        "NAME=REPO@SHA), prepare a task, score the original (1.0 expected) and the skeleton "
-        "(near 0), and print reference ids beside the benchmark's counts, with times.",
-    )
-    lite.add_argument("--out", type=Path, required=True, metavar="DIR",
-                      help="where each library's task folder and the lite table are written")
-    lite.add_argument("--only", metavar="NAMES", help="comma-separated subset of the split")
-    lite.add_argument("--git", action="append", default=[], metavar="NAME=REPO@SHA",
-                      help="a library's pinned source as a local git repository (repeatable)")
-    lite.add_argument("--ids", type=Path, metavar="DIR",
-                      help="a folder of the benchmark's id files (`<library>.bz2`)")
-    lite.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT_SECONDS,
-                      metavar="SECONDS", help="wall-clock limit of one suite run")
-    lite.add_argument("--accept-partial-reference", action="store_true",
-                      help="keep a library whose original loses tests to collection errors")
-    add_json_option(lite, "the rows as JSON")
-    lite.set_defaults(func=_lite)
+    for split, size, what in (("lite", 16, "the benchmark's lite split"),
+                              ("full", 54, "the benchmark's whole split (`all`)")):
+        parser_ = sub.add_parser(
+            split, help=f"prepare and check {what}",
+            description=f"For each of the {size} libraries whose source can be had (the PyPI "
+            "release closest to the benchmark's pin, or --git NAME=REPO@SHA), prepare a task, "
+            "score the original (1.0 expected) and the skeleton (near 0, status ok), and print "
+            "reference ids beside the benchmark's counts, with times and, for every library "
+            "that does not come through, the reason.",
+        )
+        parser_.add_argument("--out", type=Path, required=True, metavar="DIR",
+                             help=f"where each library's task folder and {split}.json are "
+                             "written")
+        parser_.add_argument("--only", metavar="NAMES", help="comma-separated subset of the split")
+        parser_.add_argument("--git", action="append", default=[], metavar="NAME=REPO@SHA",
+                             help="a library's pinned source as a local git repository "
+                             "(repeatable)")
+        parser_.add_argument("--ids", type=Path, metavar="DIR",
+                             help="a folder of the benchmark's id files (`<library>.bz2`)")
+        parser_.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT_SECONDS,
+                             metavar="SECONDS", help="wall-clock limit of one suite run")
+        parser_.add_argument("--test-time-limit", type=float,
+                             default=DEFAULT_TEST_TIME_LIMIT_SECONDS, metavar="SECONDS",
+                             help="limit of one test in a run")
+        parser_.add_argument("--accept-partial-reference", action="store_true",
+                             help="keep a library whose original loses tests to collection "
+                             "errors")
+        parser_.add_argument("--jobs", type=int, default=1, metavar="N",
+                             help=f"libraries prepared and checked at once (1 to {MAX_JOBS}; "
+                             "about one busy core each)")
+        add_json_option(parser_, "the rows as JSON")
+        parser_.set_defaults(func=_split, split=split)
 
     score = sub.add_parser(
         "score", help="score a submission (a copy of the skeleton with bodies filled in)",
@@ -107,9 +134,11 @@ def _prepare(args: argparse.Namespace) -> int:
     try:
         task = asyncio.run(prepare(args.source, args.out, tests=args.tests,
                                    packages=args.packages, name=args.name,
-                                   time_limit_seconds=args.time_limit, git=args.git,
+                                   time_limit_seconds=args.time_limit,
+                                   test_time_limit_seconds=args.test_time_limit, git=args.git,
                                    commit=args.commit, official_ids=args.official_ids,
                                    requirements=tuple(args.requirements),
+                                   extras=tuple(args.extras),
                                    accept_partial_reference=args.accept_partial_reference))
     except (SourceError, TaskError, IdFileError, EnvBuildError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -121,13 +150,27 @@ def _prepare(args: argparse.Namespace) -> int:
     print(f"tests: {', '.join(task.tests_paths)}; library: {', '.join(task.package_paths)}")
     print(f"original: {found['collected']} collected, {found['failed']} failed, "
           f"{found['errors']} errors, {found['skipped']} skipped, {found['xfailed']} xfailed, "
-          f"{len(found['collect_errors'])} collection errors, {len(found['flaky'])} flaky, "
+          f"{len(found['collect_errors'])} collection errors, "
+          f"{len(found['over_test_time_limit'])} over the per-test time limit of "
+          f"{task.test_time_limit_seconds:g}s, {len(found['flaky'])} flaky, "
           f"{len(found['unstable_ids'])} ids not the same in both runs")
-    for what in ("collect_errors", "flaky", "unstable_ids"):
+    for what in ("collect_errors", "over_test_time_limit", "flaky", "unstable_ids"):
         for node in found[what][:10]:
-            print(f"  {what.replace('_', ' ')}: {node}")
-    for skipped in found["dependencies"]["skipped"]:
+            message = found.get("collect_messages", {}).get(node, "")
+            print(f"  {what.replace('_', ' ')}: {node}" + (f": {message}" if message else ""))
+    check = found["check"]
+    print(f"scored as a submission: {check['status']}, {check['passed']} of {check['total']} "
+          f"passed in {check['seconds']}s with {check['twins']} twins")
+    deps = found["dependencies"]
+    runs_on = deps.get("pytest") or "the runner's own"
+    print(f"pytest: {runs_on}" + (f" ({found['pytest_retry']})" if found.get("pytest_retry")
+                                  else ""))
+    for skipped in deps["skipped"]:
         print(f"  test requirement not available: {skipped}")
+    twins = found.get("twins", {})
+    print(f"twins: {twins.get('tests', 0)} tests eligible ({twins.get('checks', 0)} checks) of "
+          f"{twins.get('measured_tests', 0)} measured on the original in "
+          f"{twins.get('seconds', 0)}s" + (f"; {twins['error']}" if twins.get("error") else ""))
     if "official" in found:
         o = found["official"]
         print(f"official ids: {o['listed']} listed, {o['in_reference']} in the reference, "
@@ -136,14 +179,17 @@ def _prepare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _lite(args: argparse.Namespace) -> int:
+def _split(args: argparse.Namespace) -> int:
     configure(args.log_level)
+    libraries = LITE if args.split == "lite" else FULL
     try:
         git = dict(_git_source(spec) for spec in args.git)
         names = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
-        rows = asyncio.run(run_lite(args.out, names=names, git=git, ids_dir=args.ids,
-                                    time_limit_seconds=args.time_limit,
-                                    accept_partial_reference=args.accept_partial_reference))
+        rows = asyncio.run(run_split(args.split, libraries, args.out, names=names, git=git,
+                                     ids_dir=args.ids, time_limit_seconds=args.time_limit,
+                                     test_time_limit_seconds=args.test_time_limit,
+                                     accept_partial_reference=args.accept_partial_reference,
+                                     jobs=args.jobs, log_level=args.log_level))
     except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

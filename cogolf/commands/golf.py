@@ -243,6 +243,9 @@ def _play(args: argparse.Namespace) -> int:
         print(tables.hole_table(result.document.holes))
     print(f"\n{result.course}: score {result.score:.2f}, holes played {result.holes_played}, "
           f"end: {result.reason}")
+    if result.document is not None and result.document.totals.fallbacks:
+        print(f"fallbacks: {result.document.totals.fallbacks} holes were not the bot's own play "
+              f"(see `cogolf replay {played.replay_path} --explain`)")
     if result.result_file:
         print(f"result: {result.result_file}")
     print(f"replay: {played.replay_path}")

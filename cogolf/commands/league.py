@@ -17,10 +17,14 @@ from cogolf.commands.common import (
     load_deck_or_exit,
 )
 from cogolf.commands.league_publish import register_publish
+from cogolf.deck import Deck
+from cogolf.game import NightJob
 from cogolf.league.bench import add_bench_arguments, format_bench, run_bench
 from cogolf.league.checks import check_night
-from cogolf.league.night import NightError, parse_night
+from cogolf.league.night import Night, NightError, parse_night
+from cogolf.league.nightfields import Problems
 from cogolf.league.plan import night_plan
+from cogolf.league.planfile import PLAN_NAME, PlanError
 from cogolf.league.proof import Checks
 from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
 from cogolf.league.ray_executor import IN_FLIGHT as RAY_IN_FLIGHT
@@ -186,9 +190,9 @@ def run_command(args: argparse.Namespace) -> int:
     if args.parallel is not None and args.parallel < 1:
         return _fail(f"--parallel must be at least 1, got {args.parallel}")
     try:
-        night = parse_night(args.night)
+        night, _ = checked_night(args.night)
         night = play_llm_golf(night, args.replays, lambda line: print(line, file=sys.stderr))
-        deck = check_night(night)
+        deck = check_night(night)  # again: the golf an LLM entrant played is now its files
     except NightError as exc:
         return _fail(str(exc))
     options = RunOptions(
@@ -209,16 +213,23 @@ def run_command(args: argparse.Namespace) -> int:
             with RayAttempt(night.address, options.parallel or night.parallel) as attempt:
                 result = asyncio.run(
                     run_night(
-                        night, deck, options, sys.stderr, attempt=attempt, in_flight=RAY_IN_FLIGHT
+                        night, deck, options, sys.stderr, attempt=attempt,
+                        in_flight=RAY_IN_FLIGHT, agents=attempt.agents,
                     )
                 )
         else:
             result = asyncio.run(run_night(night, deck, options, sys.stderr))
     except (RayUnavailable, VerifyUnavailable) as exc:
         return _fail(str(exc), 3)
+    except PlanError as exc:
+        return _fail(str(exc))
     _print_standings(result.standings, args.json)
     _print_llm_usage(result.replays_dir, args.json)
     print(f"\n  standings: {result.standings_path}", file=sys.stderr)
+    if result.plan is not None:
+        grew = f", {result.plan_added} added by this run" if result.plan_added else ""
+        print(f"  plan: {result.replays_dir / PLAN_NAME} (revision {result.plan.revision}, "
+              f"{len(result.plan.matches)} matches{grew})", file=sys.stderr)
     if result.skipped:
         print(f"  resumed: {len(result.skipped)} matches already played", file=sys.stderr)
     solo = result.solo
@@ -242,17 +253,29 @@ def standings_command(args: argparse.Namespace) -> int:
     except VerifyUnavailable as exc:
         return _fail(str(exc), 3)
     out = args.out or default_standings_path(DEFAULT_LEAGUE, doc["night"])
-    write_standings(doc, out)
+    write_standings(doc, out, night_dir=args.replays)
     _print_standings(doc, args.json)
     _print_llm_usage(args.replays, args.json)
     print(f"\n  standings: {out}", file=sys.stderr)
     return 0
 
 
+def checked_night(path: Path) -> tuple[Night, Deck]:
+    """The night file parsed and checked in one pass: NightError lists every problem
+    found, the file's and those only the deck, the policies and the plan show."""
+    problems = Problems(path)
+    night = parse_night(path, problems=problems)
+    deck = check_night(night, problems)
+    for line in problems.warning_lines():
+        print(line, file=sys.stderr)
+    problems.raise_any()
+    assert deck is not None
+    return night, deck
+
+
 def check_command(args: argparse.Namespace) -> int:
     try:
-        night = parse_night(args.night)
-        deck = check_night(night)
+        night, deck = checked_night(args.night)
     except NightError as exc:
         return _fail(str(exc))
     jobs = schedule(night, deck.digest)
@@ -261,10 +284,11 @@ def check_command(args: argparse.Namespace) -> int:
         print(json.dumps({
             "night": night.name, "entrants": [e.name for e in night.entrants],
             "holes": night.holes, "executor": night.executor, "parallel": night.parallel,
+            "schedule": night.schedule, "budget": night.budget,
             "matches": [{"round": j.round, "match_id": j.match_id, "seed": j.seed,
                          "names": list(j.names)} for j in jobs],
             "solo": [{"game": s.game, "entrant": s.entrant, "item": s.item,
-                      "attempt": s.attempt, "submission": str(s.submission)}
+                      "attempt": s.attempt, "submission": _source(s)}
                      for s in plan.jobs],
         }, indent=2))
         return 0
@@ -272,13 +296,21 @@ def check_command(args: argparse.Namespace) -> int:
         f"night {night.name}: {len(night.entrants)} entrants, {len(jobs)} matches of "
         f"{night.holes} holes, executor {night.executor} (parallel {night.parallel})"
     )
+    if night.schedule == "adaptive":
+        print(f"adaptive schedule: {night.budget} of these matches, pairings chosen as "
+              "results come in")
     for job in jobs:
         print(f"  round {job.round:2d}  {job.match_id}  seed {job.seed}")
     if plan.games:
         print(f"solo games: {', '.join(plan.games)}, {len(plan.jobs)} results")
         for solo_job in plan.jobs:
-            print(f"  {solo_job.label}  <- {solo_job.submission}")
+            print(f"  {solo_job.label}  <- {_source(solo_job)}")
     return 0
+
+
+def _source(job: NightJob) -> str:
+    """What a solo job scores: a submission's path, or the agent that plays it."""
+    return str(job.submission) if job.submission is not None else f"agent {job.agent.name}"
 
 
 def bench_arguments(p: argparse.ArgumentParser) -> None:

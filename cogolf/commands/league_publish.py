@@ -25,18 +25,21 @@ def register_publish(lsub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--league-dir",
         type=Path,
-        default=Path("league"),
+        default=None,
         metavar="DIR",
-        help="where the night's standings are (default: league)",
+        help="where the night's standings are (default: where `league run` or `league "
+        "standings` last wrote them, as the night remembers, else league/ beside replays/)",
     )
     p.set_defaults(func=publish_command)
 
 
 def publish_command(args: argparse.Namespace) -> int:
+    from cogolf.league.publish import league_dir_of
     from cogolf.pages.nights_publish import PublishError, publish
 
+    league_dir = args.league_dir or league_dir_of(args.night_dir) or Path("league")
     try:
-        done = publish(args.night_dir, args.out, args.league_dir)
+        done = publish(args.night_dir, args.out, league_dir)
     except PublishError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2

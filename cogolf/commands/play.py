@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 
 import msgspec
@@ -31,6 +33,8 @@ from cogolf.deadlines import MAX_DEADLINE, MAX_MATCH_DEADLINE, MIN_DEADLINE
 from cogolf.deck import Deck
 from cogolf.engine import rules
 from cogolf.engine.match import MatchConfig
+from cogolf.fallback_notes import FallbackNotes, follow
+from cogolf.llm.usage import match_usage, render_match_usage
 from cogolf.logs import configure
 from cogolf.matchid import MatchIdError, check_match_id, new_match_id
 from cogolf.replay import ReplayError, read_replay
@@ -212,12 +216,15 @@ def run(args: argparse.Namespace) -> int:
         from cogolf.runtime.seats import InProcessSeat
 
         # One match needs the fork server of its own hash seed only.
-        seed = config.hash_seed if config.hash_seed is not None else hash_seed_for(match_id)
+        seed = config.hash_seed if config.hash_seed is not None else hash_seed_for(config.seed)
         sandbox = make_sandbox(
             args.sandbox, accept_weak=args.accept_weak_sandbox, hash_seeds=(seed,)
         )
-        for policy in policies:  # an LLM player's client, built before the first deadline
-            getattr(policy, "warm", lambda: None)()
+        for slot, policy in enumerate(policies):
+            getattr(policy, "warm", lambda: None)()  # an LLM client, before the first deadline
+            opener = getattr(policy, "open_transcript", None)  # as its bot process would
+            if opener is not None:
+                opener(args.replays / TRANSCRIPTS_DIR, match_id, slot)
         try:
             from functools import partial
 
@@ -230,11 +237,26 @@ def run(args: argparse.Namespace) -> int:
         finally:
             await sandbox.close()
 
+    async def told(match: Awaitable[None]) -> None:
+        """The match, its seats' first fallbacks told on stderr as they happen."""
+        notes = FallbackNotes(args.replays / TRANSCRIPTS_DIR)
+        follower = asyncio.create_task(
+            follow(path, notes, lambda line: print(f"cogolf play: {line}", file=sys.stderr))
+        )
+        try:
+            await match
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(follower), 2.0)
+        finally:
+            follower.cancel()
+
     try:
         asyncio.run(
-            in_process()
-            if args.in_process
-            else _over_websockets(args, deck, config, match_id, refs)
+            told(
+                in_process()
+                if args.in_process
+                else _over_websockets(args, deck, config, match_id, refs)
+            )
         )
     except WeakSandboxError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
@@ -246,6 +268,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
     print(render(read_replay(path)))
+    usage = match_usage(args.replays, match_id)
+    if usage is not None:
+        print()
+        print(render_match_usage(usage))
     if args.explain:
         from cogolf.pages.explain import explain  # loaded only when asked
         from cogolf.pages.view import deck_specs, view_from_file

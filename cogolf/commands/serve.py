@@ -17,7 +17,7 @@ from cogolf.games.registry import LIVE
 from cogolf.logs import configure
 from cogolf.sandbox import WeakSandboxError
 from cogolf.server.requests import CreateMatch, RequestError
-from cogolf.server.run import RunningServer, ServeOptions, start_server
+from cogolf.server.run import ListenError, RunningServer, ServeOptions, start_server
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -110,6 +110,42 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="their replays, solo results and progress: DIR/NAME/ (default: replays)",
     )
+    p.add_argument(
+        "--database",
+        default=None,
+        metavar="URL",
+        help="the ladder's database: postgresql://USER@HOST/DB to share one ladder between "
+        "servers (default: SQLite in DATA/ladder.sqlite)",
+    )
+    p.add_argument(
+        "--public-url",
+        default=None,
+        metavar="URL",
+        help="where bots reach this server (http://HOST:PORT), put in the seats it hands "
+        "out (default: the address it listens on)",
+    )
+    p.add_argument(
+        "--ladder-holes", type=int, default=None, metavar="N", help="holes of a ladder match"
+    )
+    p.add_argument(
+        "--ladder-hole-deadline",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds per hole in ladder matches (the retry gets --ladder-retry-deadline)",
+    )
+    p.add_argument(
+        "--ladder-retry-deadline",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds for a retry in ladder matches",
+    )
+    p.add_argument(
+        "--no-ladder",
+        action="store_true",
+        help="serve matches only: no /ladder, no ladder database",
+    )
     add_deck_options(p)
     add_sandbox_options(p)
     p.set_defaults(func=run)
@@ -158,7 +194,32 @@ def run(args: argparse.Namespace) -> int:
     from cogolf.pages.nights import NightFolders
     from cogolf.pages.routes import Site
 
+    addons = []
+    if not args.single and not args.no_ladder:
+        from cogolf.ladder.db import DatabaseError
+        from cogolf.ladder.pages import LadderPages
+        from cogolf.ladder.service import MatchSettings, open_ladder
+
+        try:
+            addons.append(
+                open_ladder(
+                    args.data,
+                    args.database,
+                    admin_token=args.admin_token,
+                    public_url=args.public_url,
+                    settings=MatchSettings(
+                        holes=args.ladder_holes,
+                        hole_deadline=args.ladder_hole_deadline,
+                        retry_deadline=args.ladder_retry_deadline,
+                    ),
+                    pages=LadderPages(),
+                )
+            )
+        except DatabaseError as exc:
+            print(f"cogolf: {exc}", file=sys.stderr)
+            return 2
     options = ServeOptions(
+        addons=addons,
         games=LIVE,
         data_dir=args.data,
         decks={deck.name: deck},
@@ -206,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
     except WeakSandboxError as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 3
-    except RequestError as exc:
+    except (RequestError, ListenError) as exc:
         print(f"cogolf: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

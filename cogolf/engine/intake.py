@@ -19,7 +19,7 @@ import msgspec
 
 from cogolf.engine import rules
 from cogolf.jsondepth import MAX_JSON_DEPTH, too_deep
-from cogolf.messages import Submission
+from cogolf.messages import SeatFallback, Submission
 from cogolf.text import clean
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -41,6 +41,8 @@ class Accepted:
     note: str
     dropped_tests: int = 0
     truncated_fields: tuple[str, ...] = ()
+    fallback_cause: str | None = None  # set when the seat marked this as its own fallback
+    fallback_detail: str = ""
 
 
 RejectCause = Literal["malformed", "oversize", "wrong_hole", "late", "host_error"]
@@ -186,6 +188,7 @@ def accept(raw: str | bytes, expected_hole: int) -> Accepted | Rejected:
         for i, t in enumerate(kept)
     )
     note = _clip(sub.note, rules.MAX_NOTE_CHARS, "note", truncated)
+    cause, detail = seat_fallback(sub.fallback, truncated)
     return Accepted(
         hole=sub.hole,
         impl=impl,
@@ -193,7 +196,17 @@ def accept(raw: str | bytes, expected_hole: int) -> Accepted | Rejected:
         note=note,
         dropped_tests=len(sub.tests) - len(kept),
         truncated_fields=tuple(truncated),
+        fallback_cause=cause,
+        fallback_detail=detail,
     )
+
+
+def seat_fallback(mark: SeatFallback | None, truncated: list[str]) -> tuple[str | None, str]:
+    """A submission's own fallback mark as (cause, detail), the detail cleaned and cut."""
+    if mark is None:
+        return None, ""
+    detail = _clip(mark.detail, rules.MAX_FALLBACK_DETAIL_CHARS, "fallback.detail", truncated)
+    return mark.cause, detail
 
 
 def encode_play(obj: Any) -> str | Rejected:

@@ -36,11 +36,14 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
     hash_seed: int | None = None
 
 
-def hash_seed_for(match_id: str) -> int:
-    """The hash seed of a new match: one of `MATCH_HASH_SEEDS`, chosen by its id, so a
-    resumed match keeps it; independent of the draw's seed, so knowing it (a program
-    can measure its own hashes) reveals nothing hidden."""
-    digest = hashlib.sha256(b"cogolf-hash-seed\0" + match_id.encode()).digest()
+def hash_seed_for(seed: int) -> int:
+    """The hash seed of a new match: one of `MATCH_HASH_SEEDS`, chosen by its seed, so the
+    two seat orders of a pairing (one seed, two ids) run every program alike and get the
+    same verdicts. A program can measure its own hash seed; that tells it two bits of a
+    digest of the seed, less than its first hole's spec already says of the draw. The
+    replay header records the seed used, so replays of older derivations (from the match
+    id) verify as they were played."""
+    digest = hashlib.sha256(b"cogolf-hash-seed\0" + str(seed).encode()).digest()
     return MATCH_HASH_SEEDS[digest[0] % len(MATCH_HASH_SEEDS)]
 
 
@@ -49,11 +52,24 @@ class SeatPlay:
     """The final play of one seat in one hole, whoever made it."""
 
     accepted: Accepted
-    source: str  # "seat" or "fallback"
+    source: str  # "seat", "fallback" or "seat_fallback" (see SubmissionRecord)
     fallback_cause: str | None
     attempts: int
     errors: tuple[str, ...] = ()
     wrong_hole: int = 0
+    fallback_detail: str = ""
+
+
+def seat_play(
+    accepted: Accepted, attempts: int, errors: tuple[str, ...], wrong_hole: int
+) -> SeatPlay:
+    """What a seat sent and the intake accepted: its play, or its own marked fallback."""
+    if accepted.fallback_cause is not None:
+        return SeatPlay(
+            accepted, "seat_fallback", accepted.fallback_cause, attempts, errors, wrong_hole,
+            accepted.fallback_detail,
+        )
+    return SeatPlay(accepted, "seat", None, attempts, errors, wrong_hole)
 
 
 @dataclass(frozen=True)
@@ -95,6 +111,7 @@ def build_resolved(
             errors=list(play.errors),
             wrong_hole=play.wrong_hole,
             at=at,
+            fallback_detail=play.fallback_detail,
         )
         for slot, play in enumerate(plays)
     )
@@ -256,7 +273,7 @@ class Match:
             their_note=r.submissions[other].note,
             your_par_fails=r.par[slot].par_fails,
             their_par_fails=r.par[other].par_fails,
-            your_fallback=r.submissions[slot].source == "fallback",
+            your_fallback=r.submissions[slot].source in m.FALLBACK_SOURCES,
         )
 
     # ------------------------------------------------------------ result
@@ -302,7 +319,7 @@ class Match:
                 par_fails[s] += r.score.par_fails[s]
                 illegal[s] += r.score.illegal_tests[s]
                 sub = r.submissions[s]
-                if sub.source == "fallback":
+                if sub.source in m.FALLBACK_SOURCES:
                     fallbacks[s] += 1
                     causes[s][sub.fallback_cause or "unknown"] += 1
             for v in r.verdicts:

@@ -59,5 +59,5 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
 DEFAULT_LIMITS = Limits()
 
 MATCH_HASH_SEEDS = (3923502154, 3004387458, 3048740657, 3722798447)
-"""The hash seeds matches are given (one each, from its id): few, so a fork sandbox
+"""The hash seeds matches are given (one each, from its seed): few, so a fork sandbox
 can keep an interpreter started for each rather than start one per match."""

@@ -13,6 +13,7 @@ MAX_IMPL_CHARS = 4000
 MAX_NAME_CHARS = 40
 MAX_WHY_CHARS = 120
 MAX_NOTE_CHARS = 200
+MAX_FALLBACK_DETAIL_CHARS = 500  # a seat's words on why it sent its own fallback
 MAX_ARGS_CHARS = 400
 MAX_EXPECT_CHARS = 400
 MAX_MESSAGE_BYTES = 16384
@@ -62,6 +63,7 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True):
     max_name_chars: int = MAX_NAME_CHARS
     max_why_chars: int = MAX_WHY_CHARS
     max_note_chars: int = MAX_NOTE_CHARS
+    max_fallback_detail_chars: int = MAX_FALLBACK_DETAIL_CHARS
     max_args_chars: int = MAX_ARGS_CHARS
     max_expect_chars: int = MAX_EXPECT_CHARS
     max_message_bytes: int = MAX_MESSAGE_BYTES

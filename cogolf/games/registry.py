@@ -6,12 +6,16 @@ the league and the commands find a game by name through this module.
 
 from __future__ import annotations
 
-from cogolf.game import LiveGame, NightGame, OfflineGame
+from pathlib import Path
+
+from cogolf.game import AgentTask, LiveGame, NightGame, OfflineGame
 from cogolf.games.cogolf.game import GAME as COGOLF
+from cogolf.games.commit0 import agent as commit0_agent
 from cogolf.games.commit0.game import GAME as COMMIT0
 from cogolf.games.commit0.night import GAME as COMMIT0_NIGHT
 from cogolf.games.golf.game import GAME as GOLF
 from cogolf.games.golf.night import GAME as GOLF_NIGHT
+from cogolf.games.project import agent as project_agent
 from cogolf.games.project.game import GAME as PROJECT
 from cogolf.games.project.night import GAME as PROJECT_NIGHT
 
@@ -27,3 +31,31 @@ def live_game(name: str) -> LiveGame | None:
 
 def offline_game(name: str) -> OfflineGame | None:
     return OFFLINE.get(name)
+
+
+AGENT_GAMES = ("project", "commit0")
+FEEDBACK = commit0_agent.FEEDBACK
+
+
+class AgentTaskError(ValueError):
+    """A task folder an agent cannot play; the message names it and why."""
+
+
+def agent_task(path: Path, *, feedback: str = "lint", quality: bool = True) -> AgentTask:
+    """The task at `path` as an agent plays it: a Commit-0 task (its task.json says
+    `"game": "commit0"`) or a project task. `feedback` is Commit-0's."""
+    import json
+
+    try:
+        doc = json.loads((path / "task.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise AgentTaskError(f"{path}: no task.json (a project task, or a Commit-0 task "
+                             "made by `cogolf commit0 prepare`)") from None
+    except (OSError, ValueError) as exc:
+        raise AgentTaskError(f"{path}/task.json: cannot read as JSON: {exc}") from None
+    try:
+        if isinstance(doc, dict) and doc.get("game") == "commit0":
+            return commit0_agent.agent_task(path, feedback, quality)
+        return project_agent.agent_task(path)
+    except ValueError as exc:  # each game's TaskError
+        raise AgentTaskError(str(exc)) from None

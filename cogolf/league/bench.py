@@ -2,7 +2,7 @@
 
 It measures the league's own overhead around real matches (scheduling, the
 parallel executor, the night's server and pooled bots, replay checks, standings
-with bootstrap ratings), so it uses bots that answer at once. Beside the totals
+with likelihood-interval ratings), so it uses bots that answer at once. Beside the totals
 it says where the matches' time went (this process's CPU: server, journal,
 league; child processes' CPU: bots and sandbox; sandbox batches running and
 queued) and runs `bench server` in the same run, so the league's seconds per

@@ -8,7 +8,9 @@ rank is taken among the complete entrants only (so an incomplete entrant
 moves no one) with that game's own order and ties (equal keys share a rank,
 1, 1, 3). Equal mean ranks share a rank too; within a shared rank, names go
 alphabetically. Entrants missing a game are listed below as incomplete, fewest
-missing games first.
+missing games first. Each row also keeps the entrant's rank in each game's own
+table (`table_ranks`, among every entrant of that game), which is what a reader
+compares with that table; `ranks` are the ones the mean is taken of.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ def combined_table(tables: Mapping[str, GameTable], entrants: Sequence[str]) -> 
     per_game = {
         g: _competition(sorted((keys[g][e], e) for e in complete)) for g in games
     }
+    own = {g: _competition(sorted((k, e) for e, k in keys[g].items())) for g in games}
     # Fractions, so equal means compare equal exactly; the document shows them rounded.
     means = {e: Fraction(sum(per_game[g][e] for g in games), len(games)) for e in complete}
     ordered = sorted(complete, key=lambda e: (means[e], e))
@@ -53,6 +56,7 @@ def combined_table(tables: Mapping[str, GameTable], entrants: Sequence[str]) -> 
             "entrant": e,
             "mean_rank": round(float(means[e]), MEAN_DECIMALS),
             "ranks": {g: per_game[g][e] for g in games},
+            "table_ranks": {g: own[g][e] for g in games},
         }
         for e in ordered
     ]

@@ -74,7 +74,8 @@ async def play_with_retry(
             verdict = judge(job, path)
         if isinstance(verdict, m.MatchResult):
             return Outcome(job, verdict, None, n)
-        log.warning("match_attempt_failed", match_id=job.match_id, attempt=n, cause=verdict)
+        # info: the progress says it in one line; the void marker and bot log keep the rest
+        log.info("match_attempt_failed", match_id=job.match_id, attempt=n, cause=verdict)
         causes.append(f"attempt {n}: {verdict}")
         if n < ATTEMPTS and on_retry is not None:
             on_retry(job)
@@ -89,6 +90,7 @@ async def run_jobs(
     parallel: int,
     on_done: Callable[[Outcome], None] | None = None,
     on_retry: Callable[[MatchJob], None] | None = None,
+    on_start: Callable[[MatchJob], None] | None = None,
 ) -> dict[str, Outcome]:
     """Play every job, at most `parallel` at a time; outcomes by match id."""
     if parallel < 1:
@@ -97,6 +99,8 @@ async def run_jobs(
 
     async def one(job: MatchJob) -> Outcome:
         async with gate:
+            if on_start is not None:
+                on_start(job)
             outcome = await play_with_retry(job, replays_dir, attempt, on_retry)
         if on_done is not None:
             on_done(outcome)

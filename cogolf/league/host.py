@@ -4,7 +4,8 @@ Starting a server and two bot processes for every match costs about a second of
 process start-up per match, more than the match itself when bots answer at once.
 A night played on this machine therefore starts one server (on the first match
 it plays) and hosts every match on it, created through the server's registry
-like any `POST /matches`. A policy entrant (built-in, `file.py:name`,
+like any `POST /matches` (which the server refuses to anyone else: it runs with
+an admin token no bot ever sees). A policy entrant (built-in, `file.py:name`,
 `module:name`) plays every one of its seats from one walled `cogolf bot
 --seats-from-stdin` process (`bots.pool`), started when its first seat is
 needed and again if it ever exits. A `command` entrant is a program run with
@@ -19,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import shutil
 import tempfile
 from pathlib import Path
@@ -29,6 +31,7 @@ import structlog
 from cogolf.deck import Deck
 from cogolf.league.botwall import BotSetupError
 from cogolf.league.jobs import MatchJob, Seat
+from cogolf.league.llmseat import LLMSeats
 from cogolf.league.night import MAX_PARALLEL
 from cogolf.league.play import (
     CONNECT_TIMEOUT,
@@ -44,6 +47,8 @@ from cogolf.league.play import (
     process_seat,
 )
 from cogolf.llm.entrant import PREFIX as LLM_PREFIX
+from cogolf.sandbox.stop import stop_process
+from cogolf.sandbox.uids import sweep_unleased
 
 if TYPE_CHECKING:
     from cogolf.server.play import SeatStarter
@@ -99,12 +104,9 @@ class BotPool:
         assert proc.stdin is not None
         with contextlib.suppress(ConnectionError, RuntimeError):
             proc.stdin.close()
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(proc.wait(), timeout=POOL_EXIT_GRACE)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, 9)
-            await proc.wait()
+        await stop_process(proc)  # its launcher ends the bot's whole cgroup
 
 
 class PoolSeat:
@@ -124,7 +126,8 @@ class NightHost:
     """The night's server and pooled bots; `play` is an executor's attempt at a match."""
 
     def __init__(self, replays_dir: Path, *, sandbox: str = "fork",
-                 accept_weak_sandbox: bool = False, pooled: bool = True) -> None:
+                 accept_weak_sandbox: bool = False, pooled: bool = True,
+                 check_policies: bool = True) -> None:
         self.replays_dir = Path(replays_dir)
         self.sandbox, self.accept_weak_sandbox, self.pooled = sandbox, accept_weak_sandbox, pooled
         self.server: RunningServer | None = None
@@ -134,7 +137,12 @@ class NightHost:
         self._bots = ""  # the bots' scratch folders
         self._scratch = ""  # the server's metadata files
         self._start_lock = asyncio.Lock()
+        # Only this process creates the night's matches (through the registry); the token
+        # exists so that `POST /matches` from anyone else is refused. It is never passed on.
+        self._admin_token = secrets.token_urlsafe(32)
         self._policy_checked: set[tuple[str, str]] = set()
+        self._check = check_policies  # False: the caller checked them (a Ray night's driver)
+        self.llm = LLMSeats()  # the walled LLM seats' gateway, started with the first one
 
     async def __aenter__(self) -> NightHost:
         return self
@@ -166,6 +174,7 @@ class NightHost:
                         accept_weak_sandbox=self.accept_weak_sandbox,
                         connect_timeout=CONNECT_TIMEOUT,
                         resume=False,
+                        admin_token=self._admin_token,
                         # Every bot connects from loopback, two seats per match at once.
                         max_connections_per_address=SEATS_PER_ADDRESS,
                     )
@@ -191,7 +200,7 @@ class NightHost:
 
     def _check_policies(self, job: MatchJob) -> None:
         """Load each policy once a night (a failure is reported for every match)."""
-        todo = [s for s in job.seats if s.policy is not None
+        todo = [s for s in job.seats if s.policy is not None and self._check
                 and (s.name, s.policy) not in self._policy_checked]
         if todo:
             check_policies(job)
@@ -206,12 +215,12 @@ class NightHost:
         seats: list[SeatStarter] = []
         logs: list[Path] = []
         for seat in job.seats:
-            # An LLM player runs outside the bot wall (it needs the network): never pooled.
+            # An LLM seat is a process per match: its gateway token is valid for that match.
             if seat.policy is not None and self.pooled and not seat.policy.startswith(LLM_PREFIX):
                 seats.append(PoolSeat(self._pool(seat, Path(job.deck), server)))
                 logs.append(pool_log_path(self.replays_dir, seat.name))
             else:
-                seats.append(process_seat(job, seat, self.replays_dir, self._bots))
+                seats.append(process_seat(job, seat, self.replays_dir, self._bots, self.llm))
                 logs.append(log_path(self.replays_dir, job.match_id, seat.name))
         return await play_job(server, job, deck, self.replays_dir, seats, logs,
                               release=server.registry.release)
@@ -222,9 +231,13 @@ class NightHost:
 
     async def close(self) -> None:
         await asyncio.gather(*(pool.close() for pool in self.pools.values()))
+        self.llm.close()
         if self.server is not None:
             await self.server.stop()
             self.server = None
+        # A launcher killed during the night (not by us) dropped its bot's lease unclean:
+        # what that bot left running ends here, not at the next lease of its uid.
+        await asyncio.to_thread(sweep_unleased)
         for folder in (self._bots, self._scratch):
             if folder:
                 shutil.rmtree(folder, ignore_errors=True)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cogolf.agents.spec import AgentSpec, AgentSpecError, from_agent_table
 from cogolf.bots.policy import builtin_names
 from cogolf.deadlines import MAX_DEADLINE, MAX_MATCH_DEADLINE
 from cogolf.deck import DEFAULT_DECK, DEFAULT_REFERENCES
@@ -39,7 +40,12 @@ MAX_ENTRANTS = 64
 MAX_PARALLEL = 256
 MAX_SEED = 2**63 - 1
 MAX_HOLES = 99
+MAX_BUDGET = MAX_ENTRANTS * (MAX_ENTRANTS - 1)  # the round-robin's matches, most entrants
 EXECUTORS = ("local", "ray")
+# The round-robin plays every pairing; "adaptive" plays `budget` matches, pairings chosen
+# as results come in by what they are expected to tell about the order (`adaptive.py`).
+SCHEDULES = ("round-robin", "adaptive")
+MIN_BUDGET = 2  # one pairing: both seat orders
 
 TOP_LEVEL_FIELDS = (
     "name",
@@ -53,9 +59,13 @@ TOP_LEVEL_FIELDS = (
     "executor",
     "parallel",
     "address",
+    "schedule",
+    "budget",
     "entrant",
 )
-ENTRANT_FIELDS = ("name", "policy", "command", "llm", "workdir", "env")
+ENTRANT_FIELDS = ("name", "policy", "command", "llm", "workdir", "env", "agent")
+# The night games an agent entrant plays itself, from a fresh workspace per attempt.
+AGENT_GAMES = ("commit0", "project")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 MAX_ENV = 64
 
@@ -72,6 +82,13 @@ class Entrant:
     env: dict[str, str] = field(default_factory=dict)
     # Path templates of its submissions to the night games, by game, relative to the night file.
     submissions: dict[str, str] = field(default_factory=dict)
+    # A coding agent that plays the night's Commit-0 and project tasks itself.
+    agent: AgentSpec | None = None
+
+    @property
+    def plays_cogolf(self) -> bool:
+        """An entrant with an agent and no policy plays only the offline games."""
+        return self.policy is not None or self.command is not None
 
     def template(self, game: str) -> str | None:
         return self.submissions.get(game)
@@ -95,6 +112,8 @@ class Night:
     lines: dict[KeyPath, int]  # where each field was written, for later errors
     # The settings of each night game the file has a section for, by game name.
     sections: dict[str, Any] = field(default_factory=dict)
+    schedule: str = "round-robin"
+    budget: int | None = None  # matches an adaptive schedule plays at most
 
     def error(self, path: KeyPath, problem: str) -> NightError:
         return error(self.path, self.lines, path, problem)
@@ -189,6 +208,23 @@ def _llm(r: Reader, value: Any, base: Path) -> str:
         raise r.fail("llm", str(exc)) from None
 
 
+def _agent(r: Reader, value: Any, base: Path, name: str, sections: dict[str, Any]) -> AgentSpec:
+    if not isinstance(value, dict):
+        raise r.fail("agent", "must be a table: agent = { llm = \"models/x.toml\", ... }")
+    games = [g for g in AGENT_GAMES if g in sections]
+    if not games and "golf" not in sections:
+        raise r.fail("agent", "the night has no [commit0], [project] or [golf] section for "
+                     "it to play")
+    both = [g for g in games if g in r.table]
+    if both:
+        raise r.fail(both[0], "an agent entrant plays its tasks itself: give no path for "
+                     f"{both[0]}")
+    try:
+        return from_agent_table(value, base, default_name=name or "agent")
+    except AgentSpecError as exc:
+        raise r.fail("agent", str(exc)) from None
+
+
 def _entrant(
     file: Path,
     lines: dict[KeyPath, int],
@@ -208,10 +244,14 @@ def _entrant(
         r.check_known((*ENTRANT_FIELDS, *night_games()))
     name = problems.value(lambda: _name(r), "")
     policy = command = None
-    if sum(key in table for key in ("policy", "command", "llm")) != 1:
+    players = sum(key in table for key in ("policy", "command", "llm"))
+    if players > 1 or (players == 0 and "agent" not in table):
         problems.add(
-            r.fail(None, "give exactly one of 'policy' or 'command' (or 'llm', a chat model)")
+            r.fail(None, "give exactly one of 'policy' or 'command' (or 'llm', a chat model), "
+                   "or only an 'agent' for the offline games")
         )
+    elif players == 0:
+        pass
     elif "llm" in table:
         if "env" in table:
             # It would be ignored, and it is where a key would be written by mistake.
@@ -231,7 +271,10 @@ def _entrant(
     if "workdir" in table:
         workdir = problems.value(lambda: resolve(base, r.string("workdir") or ".").resolve(), None)
     env = problems.value(lambda: _env(r, table["env"]), {}) if "env" in table else {}
+    agent = problems.value(lambda: _agent(r, table["agent"], base, name, sections),
+                           None) if "agent" in table else None
     return Entrant(
+        agent=agent,
         name=name,
         policy=policy,
         command=command,
@@ -248,11 +291,13 @@ def _entrant(
     )
 
 
-def parse_night(path: Path, text: str | None = None) -> Night:
+def parse_night(path: Path, text: str | None = None, *, problems: Problems | None = None) -> Night:
     """Read and validate a night file. `text` overrides reading `path` (for tests).
 
     Every problem of the file's fields is reported at once, in line order (a file
-    that is not TOML at all stops at its first syntax error)."""
+    that is not TOML at all stops at its first syntax error). With `problems`, they
+    are added there instead of raised, and the night returned holds stand-ins for
+    what could not be read (`league check` then goes on to check the rest)."""
     path = Path(path)
     if text is None:
         try:
@@ -267,7 +312,8 @@ def parse_night(path: Path, text: str | None = None) -> Night:
         raise NightError(f"{path}: not valid TOML: {exc}") from None
     lines = key_lines(text)
     base = path.parent
-    problems = Problems(path)
+    raising = problems is None
+    problems = Problems(path) if problems is None else problems
     r = Reader(path, lines, doc, ())
     with problems.check():
         r.check_known((*TOP_LEVEL_FIELDS, *night_games()))
@@ -308,6 +354,19 @@ def parse_night(path: Path, text: str | None = None) -> Night:
         problems.add(r.fail("address", 'only used with executor = "ray"'))
 
     sections = parse_sections(path, lines, doc, problems)
+    schedule = problems.value(lambda: r.string("schedule", "round-robin"), "round-robin")
+    assert schedule is not None
+    if schedule not in SCHEDULES:
+        problems.add(r.fail("schedule", f"{schedule!r}: expected one of {', '.join(SCHEDULES)}"))
+    budget = problems.value(lambda: r.integer("budget", 0, MIN_BUDGET, MAX_BUDGET), 0) or None
+    if schedule == "adaptive" and budget is None and "budget" not in doc:
+        problems.add(r.fail(None, 'schedule = "adaptive" needs a match budget: budget = N'))
+    if budget is not None and schedule != "adaptive":
+        problems.add(r.fail("budget", 'only used with schedule = "adaptive"'))
+    if budget is not None and budget % 2:
+        problems.add(
+            r.fail("budget", f"must be even (a pairing plays both seat orders), got {budget}")
+        )
     raw = doc.get("entrant")
     if raw is None:
         problems.add(r.fail(None, f"no entrants: add at least {MIN_ENTRANTS} [[entrant]] tables"))
@@ -339,7 +398,17 @@ def parse_night(path: Path, text: str | None = None) -> Night:
             )
         seen.setdefault(e.name, idx)
         entrants.append(e)
-    problems.raise_any()
+    players = sum(1 for e in entrants if e.plays_cogolf)
+    if budget is not None and players > 1 and budget > players * (players - 1):
+        problems.add(
+            r.fail(
+                "budget",
+                f"at most {players * (players - 1)} (the round-robin's matches for {players} "
+                f"entrants), got {budget}",
+            )
+        )
+    if raising:
+        problems.raise_any()
     return Night(
         path=path,
         name=name,
@@ -356,4 +425,6 @@ def parse_night(path: Path, text: str | None = None) -> Night:
         address=address,
         lines=lines,
         sections=sections,
+        schedule=schedule,
+        budget=budget,
     )

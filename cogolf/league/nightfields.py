@@ -7,6 +7,7 @@ field's path (`entrant[2].policy`, counted from 0) and what is wrong.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,6 +38,9 @@ class Problems:
     def __init__(self, file: Path) -> None:
         self.file = file
         self.found: list[NightError] = []
+        # Likely mistakes that do not stop a night (a bot may fail on them), in line order
+        # when shown: e.g. a file its command names that a walled bot cannot read.
+        self.warnings: list[NightError] = []
 
     @contextmanager
     def check(self) -> Iterator[None]:
@@ -55,6 +59,13 @@ class Problems:
 
     def add(self, problem: NightError) -> None:
         self.found.append(problem)
+
+    def warn(self, problem: NightError) -> None:
+        self.warnings.append(problem)
+
+    def warning_lines(self) -> list[str]:
+        ordered = sorted(self.warnings, key=lambda e: -1 if e.line is None else e.line)
+        return [f"warning: {e}" for e in ordered]
 
     def raise_any(self) -> None:
         if len(self.found) == 1:
@@ -98,8 +109,9 @@ class Reader:
 
     def check_known(self, known: tuple[str, ...]) -> None:
         """Every unknown field of the table, each a problem of its own."""
+        expected = ", ".join(known)
         found = [
-            self.fail(key, f"unknown field (expected one of: {', '.join(known)})")
+            self.fail(key, f"unknown field{_guess(key, known)} (expected one of: {expected})")
             for key in self.table
             if key not in known
         ]
@@ -169,6 +181,11 @@ class Reader:
                 raise error(self.file, self.lines, (*self.at, key, i),
                             f"must be a non-empty string, got {kind(item)}")
         return list(value)
+
+
+def _guess(key: str, known: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(key, known, 1, 0.8)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def kind(value: Any) -> str:

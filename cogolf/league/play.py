@@ -14,8 +14,11 @@ match; everything a bot does wrong ends up inside the replay.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import secrets
+import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,8 +28,9 @@ from cogolf.bots.policy import PolicyError, load_policy
 from cogolf.deck import Deck, DeckError, load
 from cogolf.league.botwall import BotSetupError, BotWall, bot_python, import_path, tail, wrap
 from cogolf.league.jobs import MatchJob, Seat
+from cogolf.league.llmseat import LLMSeats
 from cogolf.llm.entrant import PREFIX as LLM_PREFIX
-from cogolf.llm.entrant import seat_command as llm_seat_command
+from cogolf.llm.transcript import TRANSCRIPTS_DIR, transcript_path
 
 if TYPE_CHECKING:
     from cogolf.server.play import SeatStarter
@@ -78,9 +82,7 @@ def seat_command(seat: Seat, deck_dir: Path, log: Path, scratch_root: str = "") 
         # packages (websockets among them); a bare `python3` is whichever PATH finds first.
         python = bot_python() if any("{python}" in a for a in seat.command) else ""
         return wrap([a.replace("{python}", python) for a in seat.command], wall)
-    assert seat.policy is not None
-    if seat.policy.startswith(LLM_PREFIX):
-        return llm_seat_command(seat.policy, deck_dir, log)
+    assert seat.policy is not None and not seat.policy.startswith(LLM_PREFIX)  # `llmseat`
     argv = [bot_python(), "-s", "-P", "-m", "cogolf", "bot", "--url", "{url}",
             "--policy", seat.policy, "--deck", str(deck_dir)]
     return wrap(argv, policy_wall(seat.policy, deck_dir, log, scratch_root))
@@ -141,33 +143,99 @@ async def play_match(job: MatchJob, replays_dir: Path) -> Path:
         return await _play(job, deck, replays_dir, bots)
 
 
+CHECK_SECONDS = 60.0  # a walled policy load that takes longer is a problem in itself
+
+
+def policy_problem(policy: str, deck_dir: Path) -> str | None:
+    """Why `policy` cannot be loaded, or None. A built-in or LLM policy is platform code,
+    loaded here; a file or module is the entrant's code, so it is loaded the way a bot
+    would load it, behind the bot's walls (`cogolf bot --check`), never in this process."""
+    from cogolf.bots.policy import builtin_names
+
+    if policy in builtin_names() or policy.startswith(LLM_PREFIX):
+        try:
+            load_policy(policy, deck_dir=deck_dir)
+        except PolicyError as exc:
+            return str(exc)
+        return None
+    with tempfile.TemporaryDirectory(prefix="cogolf-check-") as tmp:
+        log = Path(tmp) / "check.log"
+        argv = [bot_python(), "-s", "-P", "-m", "cogolf", "bot", "--check",
+                "--policy", policy, "--deck", str(deck_dir)]  # fmt: skip
+        command = wrap(argv, policy_wall(policy, deck_dir, log, ""))
+        # The launcher relays this port in the bot's network namespace; nothing is served.
+        env = dict(os.environ, COGOLF_URL="ws://127.0.0.1:9/check")
+        try:
+            done = subprocess.run(command, env=env, stdin=subprocess.DEVNULL,
+                                  capture_output=True, timeout=CHECK_SECONDS)  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return f"loading it took more than {CHECK_SECONDS:g} s (behind the bot's walls)"
+        if done.returncode == 0:
+            return None
+        lines = tail(log) or [done.stderr.decode("utf-8", "replace").strip()]
+        said = [ln.removeprefix("cogolf: ") for ln in lines if ln.startswith("cogolf: ")]
+        return said[-1] if said else " / ".join(lines[-3:]) or f"exit {done.returncode}"
+
+
 def check_policies(job: MatchJob) -> None:
     for seat in job.seats:
         if seat.policy is not None:
-            try:
-                load_policy(seat.policy, deck_dir=Path(job.deck))
-            except PolicyError as exc:
-                raise PlayError(f"{seat.name}: {exc}") from None
+            problem = policy_problem(seat.policy, Path(job.deck))
+            if problem is not None:
+                raise PlayError(f"{seat.name}: {problem}")
 
 
-def process_seat(job: MatchJob, seat: Seat, replays_dir: Path, bots: str) -> SeatStarter:
-    """A bot process for this seat of this match alone."""
+def process_seat(job: MatchJob, seat: Seat, replays_dir: Path, bots: str,
+                 llm: LLMSeats) -> SeatStarter:
+    """A bot process for this seat of this match alone; an LLM seat's gateway token is
+    revoked when the match is over."""
     from cogolf.server.play import ProcessSeat
 
     try:
         log = log_path(replays_dir, job.match_id, seat.name)
+        if seat.policy is not None and seat.policy.startswith(LLM_PREFIX):
+            slot = job.seats.index(seat)
+            transcript = transcript_path(replays_dir / TRANSCRIPTS_DIR, job.match_id, slot)
+            argv, token = llm.command(seat.policy, transcript, log, deck_dir=Path(job.deck),
+                                      scratch_root=bots)
+            return _TokenSeat(ProcessSeat(argv), llm, token)
         return ProcessSeat(seat_command(seat, Path(job.deck), log, bots))
     except BotSetupError as exc:
         raise PlayError(f"{seat.name}: {exc}") from None
 
 
+class _TokenSeat:
+    """A walled LLM seat's process: its gateway token dies with the match."""
+
+    def __init__(self, inner: SeatStarter, llm: LLMSeats, token: str) -> None:
+        self.inner, self.llm, self.token = inner, llm, token
+
+    async def start(self, url: str, match_id: str) -> asyncio.Future[int]:
+        return await self.inner.start(url, match_id)
+
+    async def finish(self, *, failed: bool) -> int | None:
+        try:
+            return await self.inner.finish(failed=failed)
+        finally:
+            self.llm.revoke(self.token)
+
+
 async def _play(job: MatchJob, deck: Deck, replays_dir: Path, bots: str) -> Path:
+    check_policies(job)
+    llm = LLMSeats()
+    try:
+        seats = [process_seat(job, seat, replays_dir, bots, llm) for seat in job.seats]
+        return await _serve(job, deck, replays_dir, seats)
+    finally:
+        llm.close()
+
+
+async def _serve(job: MatchJob, deck: Deck, replays_dir: Path,
+                 seats: list[SeatStarter]) -> Path:
     # Imported here so that reading and ranking replays never needs the server or sandbox.
     from cogolf.games.registry import LIVE
     from cogolf.server.run import ServeOptions, start_server
 
-    check_policies(job)
-    seats = [process_seat(job, seat, replays_dir, bots) for seat in job.seats]
     logs = [log_path(replays_dir, job.match_id, seat.name) for seat in job.seats]
     with tempfile.TemporaryDirectory(prefix="cogolf-league-") as scratch:
         server = await start_server(
@@ -182,6 +250,7 @@ async def _play(job: MatchJob, deck: Deck, replays_dir: Path, bots: str) -> Path
                 accept_weak_sandbox=job.accept_weak_sandbox,
                 connect_timeout=CONNECT_TIMEOUT,
                 resume=False,
+                admin_token=secrets.token_urlsafe(32),  # the match is made here, never by a bot
             )
         )
         try:

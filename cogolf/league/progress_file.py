@@ -17,6 +17,7 @@ from cogolf.league.progress import Progress
 
 PROGRESS_NAME = "progress.json"
 LEADERS = 10
+PLAYING = 64  # matches in play listed (a night plays at most `parallel` at once)
 
 
 def _now() -> str:
@@ -36,6 +37,13 @@ def write_progress(folder: Path, night: str, progress: Progress, state: str, voi
         "pid": os.getpid(),
         "updated_at": _now(),
         "leaders": [{"name": n, "points": p, "margin": m} for n, (p, m) in leaders[:LEADERS]],
+        # What a spectator of the running night wants too: the time left at this run's
+        # pace (null before a match finished), the matches in play, the solo phase.
+        "elapsed_seconds": round(progress.elapsed(), 1),
+        "eta_seconds": None if (eta := progress.eta()) is None else round(eta, 1),
+        "playing": sorted(progress.playing)[:PLAYING],
+        "solo": None if progress.solo is None else
+        {"done": progress.solo[0], "total": progress.solo[1]},
     }
     path = folder / PROGRESS_NAME
     # The temporary name is predictable: whatever sits there (a link planted by someone

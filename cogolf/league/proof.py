@@ -11,6 +11,8 @@ The key (`.key`, 32 random bytes) is made by the first `league run` of a night,
 mode 0600 in the night's folder, which is itself 0700: bots run as other uids
 and cannot read either. It is never logged or written into a result.
 
+The night's plan (`planfile`) carries its own signature, made with the same key.
+
 Verdicts on replays are cached in `.proofs`, keyed by the replay's name and
 sha256 and the verifier's version, each entry signed with the key: a forged or
 stale entry is ignored and the replay verified again.
@@ -70,6 +72,15 @@ def _same(given: str | bytes, expected: str) -> bool:
     """Constant-time comparison that any bytes or text from a file may be given to."""
     raw = given if isinstance(given, bytes) else given.encode("utf-8", "surrogatepass")
     return hmac.compare_digest(raw, expected.encode())
+
+
+def mac_of(key: bytes, purpose: bytes, data: bytes) -> str:
+    """The night's signature of `data` for one `purpose` (no two purposes' signatures agree)."""
+    return _mac(key, purpose, data)
+
+
+def signed(key: bytes, purpose: bytes, data: bytes, mac: str) -> bool:
+    return _same(mac, _mac(key, purpose, data))
 
 
 def _rel(night_dir: Path, path: Path) -> str:

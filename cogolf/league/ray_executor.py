@@ -7,25 +7,36 @@ first match and kept for the rest of the night, exactly as a night played on
 this machine. A match comes back as its replay's bytes; the driver writes them
 under the night's folder. So workers need the package and the pack, but no
 shared filesystem, and the night's folder is only ever written from one place.
-The driver hands a match to whichever worker is free (one match per worker at
-once, as the local executor plays one per core). Ray's own retries are off: the
-shared retry-once-then-void rule applies, as with the local executor; a worker
-that crashes fails the matches it was playing and comes back for the next ones.
+A match's LLM seats' transcripts come back with it (0600, beside the replay, as on
+this machine). A night's agent attempts are tasks on the same workers too
+(`league.ray_agents`), each worker running one model gateway for its LLM seats and
+its agents. The driver hands a match or an attempt to whichever worker is free (one
+at a time per worker, as the local executor plays one per core). Ray's own retries
+are off: the shared retry-once-then-void rule applies, as with the local executor;
+a worker that crashes fails the jobs it was playing and comes back for the next ones.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import structlog
 
+from cogolf.agents import shared
+from cogolf.agents.gateway import Gateway
 from cogolf.league.host import NightHost
 from cogolf.league.jobs import MatchJob
+from cogolf.league.play import PlayError, policy_problem
+from cogolf.league.ray_agents import AgentBack, AgentJob, RayAgents, play_on_worker
+from cogolf.llm.transcript import TRANSCRIPTS_DIR, transcript_path
 
 IN_FLIGHT = 100_000  # the workers bound a Ray night; this only avoids an unbounded gather
 RESTART_WAIT = 60.0  # seconds a failed worker has to answer again before it gets matches
@@ -38,24 +49,53 @@ class RayUnavailable(RuntimeError):
     """Ray is not installed, or the cluster cannot be reached."""
 
 
+@dataclass(frozen=True)
+class MatchBack:
+    """A match as a worker sends it back: its replay and its LLM seats' transcripts."""
+
+    replay: bytes
+    transcripts: dict[int, bytes] = field(default_factory=dict)  # by seat slot
+
+
 class NightWorker:
-    """The body of one Ray worker: one `NightHost` for every match it is given."""
+    """The body of one Ray worker: one `NightHost` for every match it is given, one
+    model gateway for its LLM seats and agent attempts."""
 
     def __init__(self) -> None:
         self.scratch = tempfile.mkdtemp(prefix="cogolf-league-")
         self.host: NightHost | None = None
+        self.gateway: Gateway | None = None
         self.matches = 0
+        self.agent_attempts = 0
 
-    async def play(self, job: MatchJob) -> bytes:
+    async def play(self, job: MatchJob) -> MatchBack:
         if self.host is None:
+            # The driver checked every policy once for the night (`RayAttempt._checked`).
             self.host = NightHost(Path(self.scratch) / "replays", sandbox=job.sandbox,
-                                  accept_weak_sandbox=job.accept_weak_sandbox)
+                                  accept_weak_sandbox=job.accept_weak_sandbox,
+                                  check_policies=False)
         self.matches += 1
-        path = await self.host.play(job, self.host.replays_dir)
+        replays = self.host.replays_dir
+        # A transcript is appended to: an earlier try's on this worker is not this one's.
+        seats = [transcript_path(replays / TRANSCRIPTS_DIR, job.match_id, slot)
+                 for slot in range(len(job.seats))]
+        for seat in seats:
+            seat.unlink(missing_ok=True)
+        path = await self.host.play(job, replays)
         try:
-            return path.read_bytes()
+            return MatchBack(path.read_bytes(), {slot: seat.read_bytes()
+                                                 for slot, seat in enumerate(seats)
+                                                 if seat.is_file()})
         finally:
-            path.unlink(missing_ok=True)  # the driver keeps it; the worker's disk stays small
+            # The driver keeps them; the worker's disk stays small.
+            for done in (path, *seats):
+                done.unlink(missing_ok=True)
+
+    async def agent(self, job: AgentJob) -> AgentBack:
+        if self.gateway is None:
+            self.gateway = shared.acquire()  # the one its LLM seats use too
+        self.agent_attempts += 1
+        return await play_on_worker(job, Path(self.scratch), self.gateway)
 
     async def ping(self) -> bool:
         return True
@@ -67,6 +107,7 @@ class NightWorker:
             "server_starts": host.server_starts if host else 0,
             "bot_starts": host.bot_starts if host else 0,
             "matches": self.matches,
+            "agent_attempts": self.agent_attempts,
             "sandbox_batches": getattr(queue, "batches", 0),
             "sandbox_busy_seconds": getattr(queue, "busy_seconds", 0.0),
             "sandbox_queue_wait_seconds": getattr(queue, "wait_seconds", 0.0),
@@ -78,6 +119,9 @@ class NightWorker:
         if self.host is not None:
             await self.host.close()
             self.host = None
+        if self.gateway is not None:
+            shared.release()
+            self.gateway = None
         shutil.rmtree(self.scratch, ignore_errors=True)
         return stats
 
@@ -96,6 +140,10 @@ class RayAttempt:
         self._free: asyncio.Queue[Any] | None = None  # the workers not playing a match
         self._loop: asyncio.AbstractEventLoop | None = None
         self._back: set[asyncio.Future[None]] = set()  # workers on their way back after a failure
+        # Each entrant's policy is loaded behind the bot's walls once a night, here, not
+        # by every worker (about 2 s each): its problem (or None) is kept for every match.
+        self._checked: dict[tuple[str, str], asyncio.Future[str | None]] = {}
+        self.agents = RayAgents(self)  # the night's agent attempts, on the same workers
 
     def __enter__(self) -> RayAttempt:
         try:
@@ -136,6 +184,18 @@ class RayAttempt:
                 await asyncio.sleep(0.25)
         free.put_nowait(worker)
 
+    async def _check(self, job: MatchJob) -> None:
+        for seat in job.seats:
+            if seat.policy is None:
+                continue
+            key = (seat.name, seat.policy)
+            if key not in self._checked:
+                self._checked[key] = asyncio.ensure_future(
+                    asyncio.to_thread(policy_problem, seat.policy, Path(job.deck)))
+            problem = await asyncio.shield(self._checked[key])
+            if problem is not None:
+                raise PlayError(f"{seat.name}: {problem}")
+
     def __exit__(self, *exc: object) -> None:
         if self._ray is None:
             return
@@ -155,7 +215,8 @@ class RayAttempt:
             self._ray.shutdown()
             self._ray = None
 
-    async def __call__(self, job: MatchJob, replays_dir: Path) -> Path:
+    async def on_worker(self, call: Callable[[Any], Any]) -> Any:
+        """`call(worker)` (a Ray method call) on the first free worker; its answer."""
         if not self._workers:
             raise RayUnavailable("RayAttempt used outside its `with` block")
         loop = asyncio.get_running_loop()
@@ -166,17 +227,35 @@ class RayAttempt:
         free = self._free
         worker = await free.get()
         try:
-            data: bytes = await asyncio.wrap_future(worker.play.remote(job).future())
+            answer = await asyncio.wrap_future(call(worker).future())
         except BaseException:
-            # The worker may have died with the match: the retry must not find it restarting.
+            # The worker may have died with the job: the retry must not find it restarting.
             back = asyncio.ensure_future(self._when_alive(worker, free))
             self._back.add(back)
             back.add_done_callback(self._back.discard)
             raise
         free.put_nowait(worker)
+        return answer
+
+    async def __call__(self, job: MatchJob, replays_dir: Path) -> Path:
+        await self._check(job)
+        back: MatchBack = await self.on_worker(lambda worker: worker.play.remote(job))
         path = Path(replays_dir) / job.replay_name
         path.parent.mkdir(parents=True, exist_ok=True)
+        for slot, data in sorted(back.transcripts.items()):
+            _append_private(transcript_path(path.parent / TRANSCRIPTS_DIR, job.match_id, slot),
+                            data)
         tmp = path.with_suffix(".part")
-        tmp.write_bytes(data)
+        tmp.write_bytes(back.replay)
         tmp.replace(path)
         return path
+
+
+def _append_private(path: Path, data: bytes) -> None:
+    """A seat's transcript, appended to as on this machine (a retried match's tries are
+    one file): 0600 in a 0700 folder, never through a link."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o600)
+    with os.fdopen(fd, "ab") as f:
+        f.write(data)

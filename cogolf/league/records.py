@@ -1,6 +1,7 @@
 """What a night's folder says happened: played matches, void matches, and the night manifest.
 
-The standings are a pure function of these files. A replay is played (and scored)
+The standings are a pure function of these files (and of the night's plan, which
+screens every replay and marker first: `planfile`). A replay is played (and scored)
 when it is complete and did not end in a harness fault; an incomplete replay, a
 harness fault or a void marker (`<match_id>.void.json`, written when a match could
 not be played twice in a row) makes the match void: listed, never scored. Files
@@ -18,6 +19,7 @@ from typing import Any
 import msgspec
 
 from cogolf import messages as m
+from cogolf.league.planfile import Plan, marker_problem, replay_problem
 from cogolf.replay import Replay, ReplayError, read_replay
 
 REPLAY_SUFFIX = ".ndjson"
@@ -36,7 +38,7 @@ class VoidMarker(msgspec.Struct, kw_only=True):
 
 class ManifestEntrant(msgspec.Struct, kw_only=True):
     name: str
-    kind: str  # "policy" or "command"
+    kind: str  # "policy", "command" or "agent" (an agent plays only the offline games)
     solo: list[str] = []  # the file games it has submissions for
 
 
@@ -116,6 +118,7 @@ class NightRecords:
     void: list[Void] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     manifest: Manifest | None = None
+    plan: Plan | None = None  # what was screened against (`planfile`); None: nothing was
 
 
 def harness_fault(replay: Replay) -> str:
@@ -198,9 +201,11 @@ def collect(
     return out
 
 
-def read_night_dir(directory: Path) -> NightRecords:
-    """Read every replay, void marker and the manifest of a night's folder."""
+def read_night_dir(directory: Path, plan: Plan | None = None) -> NightRecords:
+    """Read every replay, void marker and the manifest of a night's folder. With `plan`,
+    a replay or marker that is not of a planned match is a problem, not a record."""
     directory = Path(directory)
+    planned = plan.by_id() if plan is not None else None
     if not directory.is_dir():
         raise ReplayError(f"{directory}: not a directory")
     replays: list[Replay] = []
@@ -212,13 +217,27 @@ def read_night_dir(directory: Path) -> NightRecords:
             if path.name == MANIFEST_NAME:
                 manifest = _read_side_file(path, Manifest)
             elif path.name.endswith(VOID_SUFFIX):
-                markers.append(_read_side_file(path, VoidMarker))
+                marker = _read_side_file(path, VoidMarker)
+                why = None if planned is None else marker_problem(
+                    planned, marker.match_id, marker.names, path.name)
+                if why is None:
+                    markers.append(marker)
+                else:
+                    problems.append(why)
             elif path.name.endswith(REPLAY_SUFFIX):
-                replays.append(read_replay(path))
+                replay = read_replay(path)
+                why = None if planned is None else replay_problem(
+                    planned, replay.header, path.name)
+                if why is None:
+                    replays.append(replay)
+                else:
+                    problems.append(why)
         except ReplayError as exc:
             # Named by file name only, so the standings do not depend on where the folder is.
             problems.append(str(exc).replace(str(path), path.name, 1))
         except Exception as exc:  # a hostile file is a problem, never a crash
             problems.append(f"{path.name}: cannot read: {type(exc).__name__}")
     night = manifest.name if manifest is not None else directory.name
-    return collect(night, replays, markers, manifest, problems)
+    records = collect(night, replays, markers, manifest, problems)
+    records.plan = plan
+    return records

@@ -19,6 +19,7 @@ import structlog
 from cogolf import messages as m
 from cogolf.deck import Deck
 from cogolf.league.jobs import MatchJob
+from cogolf.league.planfile import PlannedMatch, first_difference, header_fields
 from cogolf.league.proof import VerifyUnavailable
 from cogolf.replay import Replay, ReplayError, read_replay
 from cogolf.verify import verify_replay
@@ -33,20 +34,11 @@ def mismatch(job: MatchJob, replay: Replay) -> str | None:
         return "incomplete: no result line"
     if replay.result.reason == "harness_fault":
         return "ended in a harness fault"
-    expected = job.config()
-    checks = (
-        ("match_id", h.match_id, job.match_id),
-        ("seed", h.seed, job.seed),
-        ("names", list(h.names), list(job.names)),
-        ("holes", len(h.holes), job.holes),
-        ("deck_digest", h.deck_digest, job.deck_digest),
-        ("hole_deadline", h.config.get("hole_deadline_seconds"), expected.hole_deadline_seconds),
-        ("retry_deadline", h.config.get("retry_deadline_seconds"), expected.retry_deadline_seconds),
-        ("match_deadline", h.config.get("match_deadline_seconds"), expected.match_deadline_seconds),
-    )
-    for name, got, want in checks:
-        if got != want:
-            return f"header {name} is {got!r}, the night wants {want!r}"
+    # The pack's name is part of its digest, which is what the job knows of the pack.
+    diff = first_difference(header_fields(h), PlannedMatch.of(job, h.deck_name).fields())
+    if diff is not None:
+        name, got, want = diff
+        return f"header {name} is {got!r}, the night wants {want!r}"
     return None
 
 

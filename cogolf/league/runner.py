@@ -1,7 +1,8 @@
 """Running a night: schedule, skip what is done, play the rest, publish the standings.
 
-The night's folder is the whole truth: a manifest (who was entered, what was
-scheduled), one replay per played match and a marker per void match. Running
+The night's folder is the whole truth: a manifest (who was entered), the signed
+plan (what is scheduled, written before the first match: `planfile`), one replay
+per played match and a marker per void match. Running
 the same night again reads that folder, keeps every finished replay that matches
 its job and plays only the rest, so an interrupted night resumes where it
 stopped. Void matches are played again on the next run. After the matches come
@@ -20,17 +21,20 @@ from typing import Any, TextIO
 import msgspec
 import structlog
 
+from cogolf.agents.runs import AgentRunner
 from cogolf.deck import Deck
+from cogolf.fallback_notes import FallbackNotes
+from cogolf.league.adaptive import batch_pairings, next_jobs
 from cogolf.league.executors import Attempt, Outcome, run_jobs
 from cogolf.league.host import NightHost
 from cogolf.league.jobs import MatchJob
-from cogolf.league.night import Night
+from cogolf.league.night import AGENT_GAMES, Night
 from cogolf.league.plan import NightPlan, night_plan
+from cogolf.league.planfile import Plan, plan_for, screening_plan, settle_plan
 from cogolf.league.progress import Progress
 from cogolf.league.progress_file import write_progress
 from cogolf.league.proof import Checks, night_key, remember_played
 from cogolf.league.publish import default_standings_path, standings_for_dir, write_standings
-from cogolf.league.ratings import BOOTSTRAP_SAMPLES
 from cogolf.league.records import (
     MANIFEST_NAME,
     VOID_SUFFIX,
@@ -44,6 +48,7 @@ from cogolf.league.schedule import schedule
 from cogolf.league.scoring import JobsRun, score_jobs
 from cogolf.league.sections import night_games
 from cogolf.league.standings import DEFAULT_ANCHOR
+from cogolf.llm.transcript import TRANSCRIPTS_DIR
 
 log = structlog.get_logger("cogolf.league")
 
@@ -55,7 +60,6 @@ class RunOptions:
     sandbox: str = "fork"
     accept_weak_sandbox: bool = False
     parallel: int | None = None  # overrides the night file's
-    samples: int = BOOTSTRAP_SAMPLES
     verify: bool = True  # re-resolve finished replays before keeping them
     pooled: bool = True  # policy entrants play from one bot process each (`league.host`)
 
@@ -70,6 +74,8 @@ class NightRun:
     replays_dir: Path
     void: list[str] = field(default_factory=list)
     solo: JobsRun = field(default_factory=JobsRun)
+    plan: Plan | None = None  # the night's signed schedule (`planfile`)
+    plan_added: int = 0  # matches this run added to it (all of them on a first run)
 
 
 def anchor_for(night: Night) -> str:
@@ -91,8 +97,10 @@ def manifest_for(night: Night, jobs: list[MatchJob], plan: NightPlan | None = No
         entrants=[
             ManifestEntrant(
                 name=e.name,
-                kind="policy" if e.policy is not None else "command",
-                solo=[g for g in night_games() if e.template(g) is not None],
+                kind="policy" if e.policy is not None else "command" if e.plays_cogolf
+                else "agent",
+                solo=[g for g in night_games() if e.template(g) is not None
+                      or (e.agent is not None and g in AGENT_GAMES)],
             )
             for e in night.entrants
         ],
@@ -119,11 +127,13 @@ async def run_night(
     *,
     attempt: Attempt | None = None,
     in_flight: int | None = None,
+    agents: AgentRunner | None = None,
 ) -> NightRun:
     """Play every match of `night` not already done. `attempt` picks the executor
     (default: this machine, one server and pooled bots for the night, `league.host`);
     `in_flight` bounds attempts at once (default: the night's `parallel`; Ray passes a
-    larger bound and lets its own scheduler place tasks on free CPUs)."""
+    larger bound and lets its own scheduler place tasks on free CPUs); `agents` runs
+    the agents' attempts (default: this machine; Ray passes its workers')."""
     jobs = schedule(
         night,
         deck.digest,
@@ -136,10 +146,19 @@ async def run_night(
     os.chmod(replays_dir, 0o700)  # the night's files and key: no bot uid may enter
     key = night_key(replays_dir, create=True)
     assert key is not None
+    full = jobs
+    if night.schedule == "adaptive":
+        # The matches chosen so far are the plan's (none on a first run): `adaptive`.
+        stored = screening_plan(replays_dir, key)[0]
+        planned = {p.match_id for p in stored.matches} if stored is not None else set()
+        jobs = [j for j in full if j.match_id in planned]
+    # Before any match: the schedule every replay will be held to (PlanError if it changed).
+    matches_plan, added = settle_plan(replays_dir, key, plan_for(night.name, jobs, deck.name))
     _write_json(replays_dir / MANIFEST_NAME, manifest_for(night, jobs, plan))
 
     parallel = in_flight or options.parallel or night.parallel
-    progress = Progress(len(jobs), progress_stream)
+    total = night.budget if night.schedule == "adaptive" and night.budget else len(jobs)
+    progress = Progress(total, progress_stream, logs_root=replays_dir)
     done_before = await verified_results(
         jobs,
         replays_dir,
@@ -163,9 +182,15 @@ async def run_night(
     voided = 0
     write_progress(replays_dir, night.name, progress, "matches", voided)
 
+    notes = FallbackNotes(replays_dir / TRANSCRIPTS_DIR)
+
     def done(outcome: Outcome) -> None:
         nonlocal voided
         progress.finished(outcome.match_id, outcome.result, outcome.void_cause)
+        if outcome.result is not None and any(outcome.result.fallbacks):
+            # Each entrant's first fallback (per cause) is told with the match it was in.
+            for line in notes.read(replays_dir / outcome.job.replay_name):
+                progress.say(f"  {outcome.match_id}: {line}")
         voided += outcome.void_cause is not None
         write_progress(replays_dir, night.name, progress, "matches", voided)
         marker = void_marker_path(replays_dir, outcome.match_id)
@@ -182,15 +207,42 @@ async def run_night(
         else:
             marker.unlink(missing_ok=True)
 
+    def started(job: MatchJob) -> None:
+        progress.started_match(job.match_id)
+        write_progress(replays_dir, night.name, progress, "matches", voided)
+
+    async def play(attempt: Attempt) -> dict[str, Outcome]:
+        nonlocal matches_plan, added
+        outcomes = await run_jobs(todo, replays_dir, attempt=attempt, parallel=parallel,
+                                  on_done=done, on_retry=progress.retried, on_start=started)
+        if night.schedule != "adaptive" or not night.budget:
+            return outcomes
+        results = {mid: r for mid, r in done_before.items()}
+        results.update({mid: o.result for mid, o in outcomes.items() if o.result is not None})
+        while True:
+            batch = next_jobs(full, jobs, results, room=night.budget - len(jobs),
+                              pairings=batch_pairings(parallel))
+            if not batch:
+                return outcomes
+            jobs.extend(batch)
+            # Signed before it is played: only a chosen match's replay counts.
+            matches_plan, more = settle_plan(
+                replays_dir, key, plan_for(night.name, jobs, deck.name)
+            )
+            added += more
+            _write_json(replays_dir / MANIFEST_NAME, manifest_for(night, jobs, plan))
+            played = await run_jobs(batch, replays_dir, attempt=attempt, parallel=parallel,
+                                    on_done=done, on_retry=progress.retried, on_start=started)
+            outcomes.update(played)
+            results.update({mid: o.result for mid, o in played.items() if o.result is not None})
+
     if attempt is None:
         async with NightHost(replays_dir, sandbox=options.sandbox,
                              accept_weak_sandbox=options.accept_weak_sandbox,
                              pooled=options.pooled) as host:
-            outcomes = await run_jobs(todo, replays_dir, attempt=host.play, parallel=parallel,
-                                      on_done=done, on_retry=progress.retried)
+            outcomes = await play(host.play)
     else:
-        outcomes = await run_jobs(todo, replays_dir, attempt=attempt, parallel=parallel,
-                                  on_done=done, on_retry=progress.retried)
+        outcomes = await play(attempt)
     # What this runner played, or re-verified, is proved: the standings need not re-resolve it.
     proved = [o.job.replay_name for o in outcomes.values() if o.result is not None]
     if options.verify:
@@ -201,19 +253,23 @@ async def run_night(
         progress_stream.write(line + "\n")
         progress_stream.flush()
 
+    def solo_done(done: int, total: int) -> None:
+        progress.solo = (done, total)
+        write_progress(replays_dir, night.name, progress, "solo", voided)
+
     write_progress(replays_dir, night.name, progress, "solo", voided)
     solo = await score_jobs(
         night, plan, replays_dir, parallel=options.parallel or night.parallel, report=report,
-        key=key,
+        key=key, on_progress=solo_done, agents=agents,
     )
     checks = Checks(deck, options.sandbox, options.accept_weak_sandbox,
                     options.parallel or night.parallel)
-    doc = await asyncio.to_thread(
-        standings_for_dir, replays_dir, None, samples=options.samples, checks=checks
-    )
-    path = write_standings(doc, default_standings_path(options.league_root, night.name))
+    doc = await asyncio.to_thread(standings_for_dir, replays_dir, None, checks=checks)
+    path = write_standings(doc, default_standings_path(options.league_root, night.name),
+                           night_dir=replays_dir)
     write_progress(replays_dir, night.name, progress, "finished", voided)
     void = sorted(mid for mid, o in outcomes.items() if o.void_cause is not None)
     log.info("night_end", night=night.name, played=len(outcomes) - len(void), void=len(void),
              solo_played=len(solo.played), solo_void=len(solo.void))
-    return NightRun(jobs, skipped, outcomes, doc, path, replays_dir, void, solo)
+    return NightRun(jobs, skipped, outcomes, doc, path, replays_dir, void, solo,
+                    matches_plan, added)

@@ -70,6 +70,7 @@ def schedule(
     seats = [
         Seat(e.name, e.policy, e.command, str(night.workdir(e)), tuple(sorted(e.env.items())))
         for e in night.entrants
+        if e.plays_cogolf
     ]
     jobs = []
     for rnd, pairs in enumerate(double_round_robin(len(seats)), start=1):

@@ -12,14 +12,17 @@ its result file.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import msgspec
 import structlog
 
-from cogolf.game import JobFault, NightJob, NightSession
+from cogolf.agents.runs import AgentRunner, LocalAgents
+from cogolf.game import AgentSession, JobFault, NightJob, NightSession
 from cogolf.league.night import Night
 from cogolf.league.plan import NightPlan
 from cogolf.league.proof import night_key, sign_file, unsigned_reason
@@ -42,8 +45,10 @@ class JobsRun:
 class Jobs:
     """One session per game of the night, and the checks every game's jobs share."""
 
-    def __init__(self, night: Night, plan: NightPlan, night_dir: Path, key: bytes) -> None:
+    def __init__(self, night: Night, plan: NightPlan, night_dir: Path, key: bytes,
+                 agents: AgentRunner | None = None) -> None:
         self.night, self.night_dir, self.key = night, night_dir, key
+        self.agents = agents or LocalAgents()
         self.sessions: dict[str, NightSession] = {
             name: night_game(name).session(p, night_dir, night.name)
             for name, p in plan.games.items()
@@ -56,6 +61,7 @@ class Jobs:
     def close(self) -> None:
         for session in self.sessions.values():
             session.close()
+        self.agents.close()
 
     def path(self, job: NightJob) -> Path:
         return result_path(self.night_dir, self.night.name, job.game, job.entrant, job.item,
@@ -76,7 +82,13 @@ class Jobs:
 
     async def play(self, job: NightJob) -> str:
         """Play one job, write its result file and sign it; returns a one-line summary."""
-        summary = await self.sessions[job.game].play(job, self.path(job))
+        session = self.sessions[job.game]
+        if job.agent is not None:
+            task = cast(AgentSession, session).agent_task(job)
+            summary = await self.agents(task, job.agent, self.path(job), entrant=job.entrant,
+                                        attempt=job.attempt)
+        else:
+            summary = await session.play(job, self.path(job))
         sign_file(self.key, self.night_dir, self.path(job))
         return summary
 
@@ -105,17 +117,21 @@ async def score_jobs(
     parallel: int,
     report: Callable[[str], None] = lambda line: None,
     key: bytes | None = None,
+    on_progress: Callable[[int, int], None] = lambda done, total: None,
+    agents: AgentRunner | None = None,
 ) -> JobsRun:
     """Play every job of the night not already done, at most `parallel` at a time.
     Results are signed with the night's `key`; one whose signature does not check is
-    played again."""
+    played again. Agents' attempts run through `agents` (default: this machine, within
+    `parallel`; a runner that bounds its own, as Ray's workers do, is not held to it);
+    the runner is closed with the night's sessions."""
     out = JobsRun()
     if not plan.jobs:
         return out
     if key is None:
         key = night_key(night_dir, create=True)
         assert key is not None
-    jobs = Jobs(night, plan, night_dir, key)
+    jobs = Jobs(night, plan, night_dir, key, agents)
     try:
         await jobs.prepare()
         todo = []
@@ -125,10 +141,12 @@ async def score_jobs(
             else:
                 todo.append(job)
         report(f"solo games: {len(plan.jobs)} results, {len(out.skipped)} already done")
+        on_progress(len(out.skipped), len(plan.jobs))  # results done, of all (for the page)
         gate = asyncio.Semaphore(max(1, parallel))
 
         async def one(job: NightJob) -> None:
-            async with gate:
+            # Ray bounds its attempts by its workers; the rest run here, `parallel` at once.
+            async with contextlib.nullcontext() if job.agent and jobs.agents.bounded else gate:
                 summary, cause, tries = await _try(jobs, job)
             marker = void_path(night_dir, job.game, job.entrant, job.item, job.attempt)
             if summary is None:
@@ -141,6 +159,7 @@ async def score_jobs(
                 marker.unlink(missing_ok=True)
                 out.played.append(job.label)
                 report(f"  {job.label}: {summary}")
+            on_progress(len(out.skipped) + len(out.played) + len(out.void), len(plan.jobs))
 
         await asyncio.gather(*(one(job) for job in todo))
     finally:

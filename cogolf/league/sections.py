@@ -20,15 +20,18 @@ the folders exist and the tasks load is checked by `cogolf.league.plan`.
 
 from __future__ import annotations
 
+import difflib
 import string
 from pathlib import Path
 from typing import Any
 
 from cogolf.game import NightGame, SectionError, SectionProblems
 from cogolf.games.registry import NIGHT
-from cogolf.league.nightfields import Problems, Reader, error
+from cogolf.league.nightfields import NightError, Problems, Reader, error
 from cogolf.league.tomllines import Path as KeyPath
 from cogolf.nightfiles import resolve
+
+GUESS = 0.8  # how close a misspelt field must be to a known one to be named as meant
 
 
 def night_games() -> tuple[str, ...]:
@@ -55,15 +58,26 @@ def parse_sections(
             found.add(error(file, lines, (name,), f"must be a table ([{name}])"))
             continue
         r = Reader(file, lines, table, (name,))
+        # The section is there even when it cannot be read: an entrant's path for this
+        # game is then not also "no [game] section" (None: its settings are unknown).
+        out[name] = None
+        unknown = [key for key in table if key not in game.fields]
+        guesses = {
+            g for key in unknown for g in difflib.get_close_matches(key, game.fields, 1, GUESS)
+        }
         with found.check():
             r.check_known(game.fields)
-            try:
-                out[name] = game.parse_section(r, file.parent)
-            except SectionError as exc:
-                raise error(file, lines, (name, *exc.at), exc.problem) from None
-            except SectionProblems as exc:
-                for each in exc.each:
-                    found.add(error(file, lines, (name, *each.at), each.problem))
+        try:
+            out[name] = game.parse_section(r, file.parent)
+        except SectionError as exc:
+            found.add(error(file, lines, (name, *exc.at), exc.problem))
+        except SectionProblems as exc:
+            for each in exc.each:
+                found.add(error(file, lines, (name, *each.at), each.problem))
+        except NightError as exc:
+            # A misspelt required field is said once, as the unknown field it is.
+            if not any(str(exc).endswith(f"missing required field {g!r}") for g in guesses):
+                found.add(exc)
     if problems is None:
         found.raise_any()
     return out

@@ -24,7 +24,7 @@ from cogolf.league.results import ResultRecords
 from cogolf.league.tables import game_tables
 
 STANDINGS_FORMAT = "cogolf-standings"
-STANDINGS_VERSION = 2  # 2: solo games and the combined table
+STANDINGS_VERSION = 4  # 2: solo games and the combined table; 3: the plan; 4: likelihood intervals
 GAME = "cogolf"
 WIN_POINTS = 3
 DRAW_POINTS = 1
@@ -104,6 +104,8 @@ def entrant_names(records: NightRecords) -> list[str]:
     names: set[str] = set()
     if records.manifest is not None:
         names.update(e.name for e in records.manifest.entrants)
+    if records.plan is not None:
+        names.update(n for p in records.plan.matches for n in p.names)
     for rec in (*records.played, *records.void):
         names.update(rec.names)
     return sorted(names)
@@ -170,19 +172,25 @@ def _round(x: float) -> float:
     return round(x, RATING_DECIMALS) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
-def rating_doc(
-    names: Sequence[str], played: Sequence[Played], anchor: str, samples: int
-) -> dict[str, Any]:
+def rating_doc(names: Sequence[str], played: Sequence[Played], anchor: str) -> dict[str, Any]:
     index = {n: i for i, n in enumerate(names)}
     games = [
         bt.Game(index[p.names[0]], index[p.names[1]], p.result.scores[0] - p.result.scores[1])
         for p in played
     ]
+    matches = Counter(n for p in played for n in p.names)
     anchor_idx = index.get(anchor)
-    rated = bt.rate(len(names), games, anchor_idx, samples=samples) if names else []
+    rated = bt.rate(len(names), games, anchor_idx) if names else []
     rows = sorted(
         (
-            {"name": n, "rating": _round(r.rating), "low": _round(r.low), "high": _round(r.high)}
+            {
+                "name": n,
+                "rating": _round(r.rating),
+                "low": _round(r.low),
+                "high": _round(r.high),
+                "matches": matches[n],
+                "too_few_matches": matches[n] < bt.MIN_MATCHES,
+            }
             for n, r in zip(names, rated, strict=True)
         ),
         key=lambda row: (-row["rating"], row["name"]),
@@ -209,7 +217,8 @@ def rating_doc(
         "anchor_rating": bt.ANCHOR_RATING,
         "centre": "anchor" if anchor_idx is not None else "mean",
         "interval": bt.INTERVAL,
-        "bootstrap": {"samples": samples, "seed": bt.BOOTSTRAP_SEED, "unit": "match"},
+        "interval_method": "profile likelihood of the difference to the centre (chi-squared, 1 df)",
+        "min_matches": bt.MIN_MATCHES,
         "entrants": rows,
     }
 
@@ -218,7 +227,6 @@ def compute(
     records: NightRecords,
     anchor: str | None = None,
     *,
-    samples: int = bt.BOOTSTRAP_SAMPLES,
     solo: ResultRecords | None = None,
 ) -> dict[str, Any]:
     """The standings document. `anchor` defaults to the manifest's, then `literalist`."""
@@ -240,7 +248,11 @@ def compute(
         for pos, line in order_table(lines, played)
     ]
     done = {p.match_id for p in played} | {v.match_id for v in void}
-    scheduled = sorted(records.manifest.matches) if records.manifest is not None else None
+    plan = records.plan
+    if plan is not None:
+        scheduled: list[str] | None = sorted(p.match_id for p in plan.matches)
+    else:
+        scheduled = sorted(records.manifest.matches) if records.manifest is not None else None
     cogolf = {
         "matches": {
             "scheduled": len(scheduled) if scheduled is not None else None,
@@ -248,11 +260,13 @@ def compute(
             "void": len(void),
             "unplayed": [mid for mid in scheduled if mid not in done] if scheduled else [],
         },
+        # The plan every replay was screened against; None: none was (an unplanned night).
+        "plan": {"revision": plan.revision, "matches": len(plan.matches)} if plan else None,
         "points": {"win": WIN_POINTS, "draw": DRAW_POINTS, "loss": 0},
         "table": table,
         "head_to_head": head_to_head(names, played),
         "ratings": {
-            **rating_doc([n for n in names if n in scored], played, anchor, samples),
+            **rating_doc([n for n in names if n in scored], played, anchor),
             "unrated": [n for n in names if n not in scored],
         },
         "void": [{"match_id": v.match_id, "names": list(v.names), "cause": v.cause} for v in void],

@@ -13,6 +13,7 @@ from cogolf.league.tables import render_games
 from cogolf.text import clip
 
 NAME_WIDTH = 20
+TOO_FEW = "too few matches"
 GAME_TITLES = {"cogolf": "Cogolf", "golf": "golf", "commit0": "Commit-0", "project": "project"}
 
 
@@ -26,8 +27,23 @@ def _tied(names: list[str], most: int = 3) -> str:
     return shown + (f" +{len(names) - most} more" if len(names) > most else "") or "-"
 
 
+def _interval(row: dict[str, Any], anchor: str | None) -> str:
+    if row.get("too_few_matches"):
+        return TOO_FEW
+    if row["name"] == anchor:  # 1000 by definition: the reference, not an estimate
+        return "anchor"
+    return f"[{row['low']:.1f}, {row['high']:.1f}]"
+
+
 def _causes(causes: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in causes.items()) or "-"
+
+
+def _ranks(row: dict[str, Any], game: str) -> str:
+    """`4 (1)`: 4th in the game's own table, 1st among the complete entrants."""
+    among = row["ranks"][game]
+    own = row.get("table_ranks", {}).get(game, among)
+    return str(own) if own == among else f"{own} ({among})"
 
 
 def render_combined(combined: dict[str, Any]) -> list[str]:
@@ -38,12 +54,13 @@ def render_combined(combined: dict[str, Any]) -> list[str]:
             str(r["rank"]),
             clip(r["entrant"], NAME_WIDTH),
             f"{r['mean_rank']:.3f}",
-            *[str(r["ranks"][g]) for g in games],
+            *[_ranks(r, g) for g in games],
         ]
         for r in combined["table"]
     ]
     out = ["", f"Combined ({', '.join(titles)}): mean of per-game ranks among complete entrants; "
-           "equal means share a rank"]
+           "equal means share a rank; a game's cell is its table's rank, and in brackets the "
+           "rank among complete entrants when that differs"]
     out += _grid(["#", "entrant", "mean rank", *titles], rows, left=2)
     if combined["incomplete"]:
         out.append("  incomplete (no result in every game):")
@@ -62,6 +79,12 @@ def render(doc: dict[str, Any]) -> str:
         f"  matches: {counts['played']} played, {counts['void']} void"
         + (f", {len(counts['unplayed'])} unplayed of {scheduled}" if scheduled else "")
     )
+    plan = game.get("plan")
+    if isinstance(plan, dict):
+        out.append(f"  only planned matches count (plan revision {plan.get('revision')})")
+    elif any(p.startswith("plan.json: ") for p in doc["problems"]):
+        out.append("  UNPLANNED: every replay that verifies counts, planned or not "
+                   "(see Problems)")
     out.append("")
     header = [
         "#",
@@ -105,7 +128,7 @@ def render(doc: dict[str, Any]) -> str:
     ]
     out += [
         "",
-        "Ratings (Bradley-Terry, 95% bootstrap interval; '=' marks a tie: intervals overlap)",
+        "Ratings (Bradley-Terry, 95% likelihood interval; '=' marks a tie: intervals overlap)",
     ]
     rating = game["ratings"]
     rrows = []
@@ -116,7 +139,7 @@ def render(doc: dict[str, Any]) -> str:
                 f"{r['rank']}{tied}",
                 clip(r["name"], NAME_WIDTH),
                 f"{r['rating']:.1f}",
-                f"[{r['low']:.1f}, {r['high']:.1f}]",
+                _interval(r, rating["anchor"]),
             ]
         )
     # "tied with" is text: left-aligned after the grid's right-aligned numbers
@@ -128,6 +151,11 @@ def render(doc: dict[str, Any]) -> str:
         out.append(
             "  # = 1 + the entrants whose interval lies wholly above this one's; tied with = "
             "the entrants whose interval overlaps it"
+        )
+    if any(r.get("too_few_matches") for r in rating["entrants"]):
+        out.append(
+            f"  {TOO_FEW}: under {rating.get('min_matches')} scored matches, when not even a "
+            "clean sweep could set it apart (its interval is in standings.json)"
         )
     if rating.get("unrated"):
         out.append(f"  unrated (no scored match): {', '.join(rating['unrated'])}")

@@ -7,6 +7,7 @@ that holds it, and no error message ever repeats a value that might be a key.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -85,6 +86,21 @@ def _from_table(table: Any) -> LLMConfig:
         )
     if _depth(table) > MAX_DEPTH:
         raise LLMConfigError(f"extra: nested deeper than {MAX_DEPTH} levels")
+    # Every unknown field (with the one probably meant) and the provider, in one message,
+    # with the fields and providers there are.
+    known = [f.encode_name for f in msgspec.structs.fields(LLMConfig)]
+    said = [f"{name}: unknown field{_meant(name, known)}" for name in table if name not in known]
+    providers = f"{' or '.join(PROVIDERS)} (openai for any OpenAI-compatible server)"
+    provider = table.get("provider")
+    if provider is None:
+        said.append(f"missing required field 'provider': {providers}")
+    elif provider not in PROVIDERS:
+        shown = f"{provider[:40]!r}" if isinstance(provider, str) else type(provider).__name__
+        said.append(f"provider: {shown} is not a provider: {providers}")
+    if said:
+        strays = any(name not in known for name in table)
+        fields = f" (the fields: {', '.join(known)})" if strays else ""
+        raise LLMConfigError("; ".join(said) + fields)
     try:
         config = msgspec.convert(table, LLMConfig)
     except msgspec.ValidationError as exc:
@@ -101,6 +117,14 @@ def _from_table(table: Any) -> LLMConfig:
     if config.base_url is not None:
         _check_url(config.base_url)
     return config
+
+
+PROVIDERS = ("openai", "anthropic")
+
+
+def _meant(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, 1, 0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _check_url(url: str) -> None:

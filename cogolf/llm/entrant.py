@@ -8,12 +8,10 @@ inline table. Both are validated here, when the night file is read.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from cogolf.llm.config import LLMConfig, LLMConfigError, from_table, load_config
-from cogolf.llm.transcript import TRANSCRIPTS_DIR
 
 PREFIX = "llm:"
 
@@ -42,30 +40,3 @@ def config_of(ref: str) -> LLMConfig:
             raise LLMConfigError(f"inline config is not JSON: {exc}") from None
         return from_table(table, "inline llm config")
     return load_config(ref)
-
-
-def seat_command(policy: str, deck_dir: Path, log: Path) -> list[str]:
-    """A league seat played by an LLM entrant: `cogolf bot --policy llm:...`.
-
-    It runs outside the bot wall: it is the platform's own player, configured by
-    the night's operator, and it needs what the wall exists to deny (the network
-    to reach the provider, the key from the environment). What the model writes
-    is data that goes through the server's intake like any play. Its output goes
-    to the same log as a walled bot's, its transcript to `llm/` beside the replays.
-    """
-    transcripts = Path(log).parent.parent / TRANSCRIPTS_DIR
-    argv = [
-        sys.executable,
-        "-m",
-        "cogolf",
-        "bot",
-        "--url",
-        "{url}",
-        "--policy",
-        policy,
-        "--deck",
-        str(deck_dir),
-        "--transcripts",
-        str(transcripts),
-    ]
-    return ["/bin/sh", "-c", 'exec "$@" >>"$0" 2>&1', str(log), *argv]

@@ -20,15 +20,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from cogolf.deck import DEFAULT_DECK, PublicDeck, load_public
+from cogolf.loopback import LoopbackServer
 
 GOLF_STUB = "```python\nf=lambda*a:0\n```"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A call of one of the client's tools, in either API's shape."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    id: str = ""  # default: one numbered by the reply
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,7 @@ class Step:
     headers: dict[str, str] = field(default_factory=dict)
     cost: float | None = None  # reported in OpenAI usage, as some routers do
     refusal: str | None = None  # OpenAI's message.refusal
+    tool_calls: tuple[ToolCall, ...] = ()  # finish defaults to "tool_calls" / "tool_use"
 
 
 @dataclass(frozen=True)
@@ -88,8 +98,7 @@ class FakeProvider:
                 Route("/v1/messages", self._anthropic, methods=["POST"]),
             ]
         )
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._server = LoopbackServer(self.app, "fake provider")
         self.port = 0
 
     def script(self, model: str, *steps: Step) -> None:
@@ -125,7 +134,11 @@ class FakeProvider:
     @staticmethod
     def _tokens(call: Call, step: Step) -> tuple[int, int]:
         system = call.body.get("system") or ""
-        return (len(call.prompt()) + len(str(system))) // 4 + 1, len(step.text) // 4 + 1
+        calls = sum(len(json.dumps(t.arguments)) for t in step.tool_calls)
+        return (len(call.prompt()) + len(str(system))) // 4 + 1, (len(step.text) + calls) // 4 + 1
+
+    def _call_ids(self, step: Step) -> list[str]:
+        return [t.id or f"call_{len(self.calls)}_{i}" for i, t in enumerate(step.tool_calls)]
 
     async def _openai(self, request: Request) -> JSONResponse:
         call, step = await self._next(request, "openai")
@@ -140,6 +153,18 @@ class FakeProvider:
         }
         if step.cost is not None:
             usage["cost"] = step.cost
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": None if step.refusal else step.text,
+            "refusal": step.refusal,
+        }
+        if step.tool_calls:
+            message["tool_calls"] = [
+                {"id": i, "type": "function",
+                 "function": {"name": t.name, "arguments": json.dumps(t.arguments)}}
+                for i, t in zip(self._call_ids(step), step.tool_calls, strict=True)
+            ]
+        finish = step.finish or ("tool_calls" if step.tool_calls else "stop")
         return JSONResponse(
             {
                 "id": f"chatcmpl-{len(self.calls)}",
@@ -147,17 +172,7 @@ class FakeProvider:
                 "created": 0,
                 "model": call.model,
                 "usage": usage,
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": step.finish or "stop",
-                        "message": {
-                            "role": "assistant",
-                            "content": None if step.refusal else step.text,
-                            "refusal": step.refusal,
-                        },
-                    }
-                ],
+                "choices": [{"index": 0, "finish_reason": finish, "message": message}],
             },
             headers=step.headers,
         )
@@ -171,14 +186,21 @@ class FakeProvider:
             }
             return JSONResponse(body, step.status, headers=step.headers)
         input_tokens, output_tokens = self._tokens(call, step)
+        content: list[dict[str, Any]] = [{"type": "text", "text": step.text}] if step.text else []
+        content += [
+            {"type": "tool_use", "id": i, "name": t.name, "input": t.arguments}
+            for i, t in zip(self._call_ids(step), step.tool_calls, strict=True)
+        ]
+        if not content:
+            content = [{"type": "text", "text": ""}]
         return JSONResponse(
             {
                 "id": f"msg_{len(self.calls)}",
                 "type": "message",
                 "role": "assistant",
                 "model": call.model,
-                "content": [{"type": "text", "text": step.text}],
-                "stop_reason": step.finish or "end_turn",
+                "content": content,
+                "stop_reason": step.finish or ("tool_use" if step.tool_calls else "end_turn"),
                 "stop_sequence": None,
                 "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
             },
@@ -186,29 +208,11 @@ class FakeProvider:
         )
 
     def start(self, port: int = 0) -> FakeProvider:
-        config = uvicorn.Config(
-            self.app,
-            host="127.0.0.1",
-            port=port,
-            log_level="warning",
-            lifespan="off",
-            timeout_graceful_shutdown=1,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True, name="fake-llm")
-        self._thread.start()
-        while not self._server.started:
-            if not self._thread.is_alive():
-                raise RuntimeError("the fake provider did not start")
-            threading.Event().wait(0.01)
-        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+        self.port = self._server.start(port)
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        self._server.stop()
 
     def __enter__(self) -> FakeProvider:
         return self.start()

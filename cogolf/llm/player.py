@@ -7,6 +7,12 @@ retried with backoff as long as another request still fits before the
 deadline, less a margin for the network. When nothing valid can be had in
 time the player raises `GiveUp`, and the bot runtime sends its fallback at once
 (the literalist's play for Cogolf, a pass for golf) instead of missing the hole.
+
+A provider that cannot be reached at all is not retried for the whole deadline:
+a failed connection is tried again at most `CONNECT_RETRIES` times per hole, and
+after `BROKEN_AFTER` holes in a row without one usable reply the seat is broken
+(`SeatBroken`): every later hole of the match is its fallback at once, without a
+request, so a dead provider costs seconds, not the match's deadlines.
 """
 
 from __future__ import annotations
@@ -24,8 +30,9 @@ import structlog
 from cogolf.llm import prompts
 from cogolf.llm.config import LLMConfig
 from cogolf.llm.providers import Provider, ProviderError, Reply
+from cogolf.llm.redact import Redactor
 from cogolf.llm.replies import ReplyError, cogolf_play, golf_source
-from cogolf.llm.transcript import Redactor, Transcript, transcript_path
+from cogolf.llm.transcript import Transcript, transcript_path
 from cogolf.matchid import MatchIdError, check_match_id
 
 log = structlog.get_logger("cogolf.llm")
@@ -35,6 +42,8 @@ MIN_REQUEST = 0.2  # a request with less time than this is not started
 BACKOFF_FIRST, BACKOFF_MAX = 0.1, 4.0
 REASKS = 1
 DEFAULT_BUDGET = 60.0  # when called without a deadline (e.g. in-process play)
+CONNECT_RETRIES = 2  # per hole: a provider that refuses connections is not tried all hole
+BROKEN_AFTER = 3  # holes in a row without a usable reply, then the seat is broken
 
 
 def _loopback(host: str) -> bool:
@@ -45,7 +54,17 @@ def _loopback(host: str) -> bool:
 
 
 class GiveUp(RuntimeError):
-    """No valid play can be had before the deadline; the runtime plays the fallback."""
+    """No valid play can be had before the deadline; the runtime plays the fallback,
+    marked with this cause (`messages.SEAT_FALLBACK_CAUSES`)."""
+
+    fallback_cause = "llm_no_reply"
+
+
+class SeatBroken(GiveUp):
+    """`BROKEN_AFTER` holes in a row without a usable reply: the seat's fallback from
+    now on, at once, for the rest of the match."""
+
+    fallback_cause = "llm_broken"
 
 
 class LLMPlayer:
@@ -67,6 +86,8 @@ class LLMPlayer:
         self._provider: Provider | None = None
         self._lock = threading.Lock()
         self.log = log.bind(provider=config.provider, model=config.model)
+        self.failed_in_a_row = 0  # holes without a usable reply, since the last played one
+        self.broken: str | None = None  # why the seat is broken, once it is
 
     def warm(self) -> None:
         """Import the client and build it now, before the first deadline runs."""
@@ -100,19 +121,34 @@ class LLMPlayer:
         golf = observation.get("game") == "golf"
         hole = int(observation.get("hole", 0))
         turn = Turn(self, observation, hole, golf, end)
+        if self.broken is not None:
+            turn.finish("fallback", self.broken, start)
+            raise SeatBroken(self.broken)
         try:
             play = turn.run()
-        except GiveUp as exc:
-            turn.finish("fallback", str(exc), start)
-            raise
         except Exception as exc:
             # Whatever else broke, the runtime gets a GiveUp whose message cannot carry
             # the key or a provider's escapes into its log.
-            why = f"{type(exc).__name__}: {self.redact.shown(str(exc))}"
+            why = str(exc) if isinstance(exc, GiveUp) else (
+                f"{type(exc).__name__}: {self.redact.shown(str(exc))}"
+            )
             turn.finish("fallback", why, start)
-            raise GiveUp(why) from None
+            raise self._gave_up(why) from None
+        self.failed_in_a_row = 0
         turn.finish("played", "", start)
         return play
+
+    def _gave_up(self, why: str) -> GiveUp:
+        """This hole's GiveUp; the one that breaks the seat once too many holes failed."""
+        self.failed_in_a_row += 1
+        if self.failed_in_a_row < BROKEN_AFTER:
+            return GiveUp(why)
+        self.broken = (
+            f"no usable reply on {BROKEN_AFTER} holes in a row (the last: {why}); every later "
+            "hole of this match is the seat's fallback, without a request"
+        )
+        self.log.warning("llm_seat_broken", why=self.broken)
+        return SeatBroken(self.broken)
 
     def cost(self, reply: Reply) -> float | None:
         if reply.cost is not None:
@@ -147,12 +183,14 @@ class Turn:
         self.log = player.log.bind(hole=hole)
 
     def _parse(self, text: str) -> Any:
+        # A provider that echoes the key must not get it into a play: a source is redacted
+        # as the text it is, a play's strings once decoded from the reply's JSON.
         if self.golf:
-            return golf_source(text, self.max_bytes or 1 << 30)
-        return cogolf_play(text, self.hole)
+            return golf_source(self.p.redact(text), self.max_bytes or 1 << 30)
+        return cogolf_play(text, self.hole, self.p.redact.value)
 
     def run(self) -> Any:
-        failures, reasks = 0, REASKS
+        failures, reasks, unreachable = 0, REASKS, 0
         while True:
             left = self.end - self.p.clock()
             if left < MIN_REQUEST:
@@ -161,6 +199,13 @@ class Turn:
             if isinstance(reply, ProviderError):
                 if not reply.retryable:
                     raise GiveUp(f"provider refused the request: {self.p.redact.shown(str(reply))}")
+                unreachable += reply.kind == "connection"
+                if unreachable > CONNECT_RETRIES:
+                    where = self.p.redact.shown(self.p.config.base_url or "its default URL")
+                    raise GiveUp(
+                        f"the provider cannot be reached at {where} ({unreachable} tries): "
+                        f"{self.p.redact.shown(str(reply))}"
+                    )
                 failures += 1
                 wait = reply.retry_after
                 if wait is None:
@@ -172,8 +217,7 @@ class Turn:
                 time.sleep(wait)
                 continue
             try:
-                # A provider that echoes the key must not get it into a play.
-                return self._parse(self.p.redact(reply.text))
+                return self._parse(reply.text)
             except ReplyError as exc:
                 shown = self.p.redact.shown(str(exc))
                 self.log.info("llm_reply_refused", attempt=self.attempts, error=shown)
@@ -221,13 +265,12 @@ class Turn:
             "input_tokens": got.input_tokens if got else 0,
             "output_tokens": got.output_tokens if got else 0,
             "cost": cost,
-            "finish": got.finish if got else None,
+            "finish": self.p.redact.shown(got.finish) if got else None,  # the provider's text
             "error": error,
         }
-        if error:
-            self.log.warning("llm_attempt", **fields)
-        else:
-            self.log.info("llm_attempt", **fields)
+        # info even when it failed: the turn's outcome is what a reader acts on (the bot's
+        # `own_fallback`, `cogolf play`'s note), and the transcript keeps every attempt
+        self.log.info("llm_attempt", **fields)
         if self.p.transcript is not None:
             self.p.transcript.write(
                 "attempt",
@@ -250,7 +293,7 @@ class Turn:
             "cost": self.cost,
             "seconds": seconds,
         }
-        (self.log.warning if outcome != "played" else self.log.info)("llm_turn", **fields)
+        self.log.info("llm_turn", **fields)
         if self.p.transcript is not None:
             self.p.transcript.write("turn", hole=self.hole, golf=self.golf, **fields)
 

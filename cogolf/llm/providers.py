@@ -28,6 +28,7 @@ MAX_BODY_BYTES = 4 << 20  # a reply is at most 200,000 characters (replies.MAX_R
 _STARTED = "cogolf_started"  # request extension: when the request was sent (monotonic)
 NO_KEY = "no-key"  # for servers that need none; the clients insist on some value
 RETRYABLE_STATUS = {408, 409, 425, 429}
+UNREACHABLE = "provider_unreachable"  # a walled seat's gateway: the provider is not there
 
 
 @dataclass(frozen=True)
@@ -136,10 +137,17 @@ def _count(value: Any) -> int:
     return value if type(value) is int and value >= 0 else 0
 
 
+def _error_type(body: Any) -> Any:
+    error = body.get("error", body) if isinstance(body, dict) else None
+    return error.get("type") if isinstance(error, dict) else None
+
+
 def _status_error(exc: Any) -> ProviderError:
     status = int(getattr(exc, "status_code", 0) or 0)
     headers = getattr(getattr(exc, "response", None), "headers", None)
     kind = "rate_limited" if status == 429 else "server_error" if status >= 500 else "rejected"
+    if status == 502 and _error_type(getattr(exc, "body", None)) == UNREACHABLE:
+        kind = "connection"  # the gateway could not connect to the provider behind it
     return ProviderError(
         kind,
         f"HTTP {status}: {getattr(exc, 'message', exc)}",

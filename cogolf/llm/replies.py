@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from cogolf.engine.intake import Rejected, accept, encode_play
@@ -62,10 +63,14 @@ def find_object(text: str) -> dict[str, Any]:
     raise ReplyError("no JSON object with an impl key found")
 
 
-def cogolf_play(text: str, hole: int) -> dict[str, Any]:
-    """The play `{impl, tests, note}` in a reply, accepted by the server's intake for `hole`."""
+def cogolf_play(
+    text: str, hole: int, clean: Callable[[Any], Any] = lambda value: value
+) -> dict[str, Any]:
+    """The play `{impl, tests, note}` in a reply, accepted by the server's intake for `hole`.
+    `clean` rewrites the decoded values first (the player redacts the key), so what is
+    checked is what is played."""
     found = find_object(text)
-    play = {key: found[key] for key in PLAY_KEYS if key in found}
+    play = {key: clean(found[key]) for key in PLAY_KEYS if key in found}
     encoded = encode_play({"type": "submission", "hole": hole, **play})
     if isinstance(encoded, Rejected):
         raise ReplyError(encoded.message)

@@ -1,6 +1,7 @@
 """Tokens and cost of every LLM entrant of a night, per match and in total.
 
-Read from the seats' transcripts (`<night>/llm/<match_id>.seat<slot>.ndjson`);
+Read from the seats' transcripts (`<night>/llm/<match_id>.seat<slot>.ndjson`: a
+walled seat's is the gateway's, whose holes and fallbacks come from the replay);
 the entrant's name comes from the match's replay header, since a bot never
 learns it. The summary is written to `<night>/llm/usage.json` and printed
 under the standings. A line that cannot be read is skipped, never fatal.
@@ -34,8 +35,39 @@ def _entrant(replays: Path, match_id: str, slot: int) -> str:
         return f"{match_id}.seat{slot}"
 
 
+def _replay_turns(replays: Path, match_id: str, slot: int) -> tuple[int, int]:
+    """(plays, fallbacks) of a seat from its match's journal: a walled seat's transcript is
+    the gateway's, which sees calls, not holes."""
+    turns = fallbacks = 0
+    try:
+        with open(replays / f"{match_id}.ndjson", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if '"submission"' not in line or len(line) > MAX_LINE:
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(record, dict) or record.get("kind") != "submission":
+                    continue
+                if record.get("slot", 0) != slot:
+                    continue
+                turns += 1
+                fallbacks += (record.get("source") or record.get("origin")) != "seat"
+    except OSError:
+        pass
+    return turns, fallbacks
+
+
+def _seat(replays: Path, match_id: str, slot: int, path: Path) -> dict[str, Any]:
+    out = _read(path)
+    if not out.pop("_turns_seen"):
+        out["turns"], out["fallbacks"] = _replay_turns(replays, match_id, slot)
+    return out
+
+
 def _read(path: Path) -> dict[str, Any]:
-    out: dict[str, Any] = dict.fromkeys(FIELDS, 0) | {"cost": None}
+    out: dict[str, Any] = dict.fromkeys(FIELDS, 0) | {"cost": None, "_turns_seen": False}
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             try:
@@ -53,6 +85,7 @@ def _read(path: Path) -> dict[str, Any]:
                 if isinstance(cost, int | float) and cost >= 0:
                     out["cost"] = (out["cost"] or 0.0) + cost
             elif record.get("kind") == "turn":
+                out["_turns_seen"] = True
                 out["turns"] += 1
                 out["fallbacks"] += record.get("outcome") != "played"
     return out
@@ -76,7 +109,8 @@ def night_usage(night_dir: Path) -> dict[str, Any] | None:
                 continue
             match_id, slot = found["match"], int(found["slot"])
             entrant = _entrant(replays, match_id, slot)
-            matches.append({"match_id": match_id, "slot": slot, "entrant": entrant, **_read(path)})
+            matches.append({"match_id": match_id, "slot": slot, "entrant": entrant,
+                            **_seat(replays, match_id, slot, path)})
     if not matches:
         return None
     entrants: dict[str, dict[str, Any]] = {}
@@ -95,6 +129,28 @@ def night_usage(night_dir: Path) -> dict[str, Any] | None:
         "entrants": [entrants[k] for k in sorted(entrants)],
         "matches": matches,
     }
+
+
+def match_usage(replays: Path, match_id: str) -> dict[str, Any] | None:
+    """The usage of one match's LLM seats (`cogolf play`), or None when it had none."""
+    folder = Path(replays) / TRANSCRIPTS_DIR
+    matches = []
+    for slot in (0, 1):
+        path = folder / f"{match_id}.seat{slot}.ndjson"
+        if path.is_file():
+            entrant = _entrant(Path(replays), match_id, slot)
+            matches.append({"match_id": match_id, "slot": slot, "entrant": entrant,
+                            **_seat(replays, match_id, slot, path)})
+    if not matches:
+        return None
+    return {"entrants": [], "matches": matches}
+
+
+def render_match_usage(doc: dict[str, Any]) -> str:
+    header = ["seat", "entrant", "turns", "fallbacks", "tokens in", "tokens out", "cost"]
+    rows = [[str(m["slot"]), m["entrant"], *_counts(m)] for m in doc["matches"]]
+    lines = grid(header, rows, left=2)
+    return "\n".join(["LLM usage (tokens and cost of this match)", *(f"  {ln}" for ln in lines)])
 
 
 def write_usage(doc: dict[str, Any], night_dir: Path) -> Path:

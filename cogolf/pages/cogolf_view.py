@@ -16,6 +16,7 @@ from typing import Any
 from cogolf.pages.chart import Chart, cumulative_chart
 from cogolf.pages.fields import (
     as_dict,
+    as_float,
     as_int,
     as_list,
     as_str,
@@ -65,8 +66,10 @@ class Play:
     """One seat's submission in one hole, its shots and what par caught."""
 
     slot: int
-    fallback: bool = False
+    fallback: bool = False  # not the seat's own play: the server's fallback or the seat's
     fallback_cause: str = ""
+    own_fallback: bool = False  # the seat sent a stand-in, marked (its bot's own fallback)
+    fallback_detail: str = ""  # the seat's words on why
     attempts: int = 0
     impl: str = ""
     note: str = ""
@@ -97,6 +100,7 @@ class Hole:
     score: list[int] | None = None  # None while the hole is open
     cumulative: list[int] | None = None
     ambiguity: str = ""  # shown only once the match has ended
+    deadline_at: float | None = None  # wall clock of the first deadline, while it is open
 
     @property
     def resolved(self) -> bool:
@@ -140,6 +144,7 @@ class CogolfMatch:
     endcard: Endcard | None = None
     fallbacks: list[dict[str, int]] = field(default_factory=lambda: [{}, {}])
     game: str = "cogolf"
+    hole_deadline: float = 0.0  # seconds a seat has per hole (0: not known)
 
     @property
     def ended(self) -> bool:
@@ -155,6 +160,11 @@ class CogolfMatch:
     @property
     def resolved(self) -> int:
         return sum(1 for h in self.holes if h.resolved)
+
+    def none_of_its_own(self, slot: int) -> bool:
+        """Every resolved hole of this seat was a fallback (a 0:0 draw is then no draw)."""
+        plays = [h.plays[slot] for h in self.holes if h.resolved]
+        return bool(plays) and all(p is not None and p.fallback for p in plays)
 
     def seat(self, slot: int) -> str:
         """A seat as a spectator knows it: its alias, and its real name after the end."""
@@ -222,6 +232,7 @@ class CogolfBuilder:
             names=None,
             holes_total=holes_count(as_int(config, "holes") or len(as_list(rec, "holes"))),
             deck=f"{as_str(rec, 'deck_name', limit=100)} {as_str(rec, 'deck_version', limit=40)}",
+            hole_deadline=as_float(config, "hole_deadline_seconds"),
         )
         names = as_list(rec, "names")
         self._names = (
@@ -268,14 +279,21 @@ class CogolfBuilder:
         if kind == "hole_start":
             n = as_int(rec, "hole")
             if n == len(m.holes) + 1:
+                at = as_float(rec, "at")
                 m.holes.append(
-                    Hole(number=n, spec=_spec(as_str(rec, "spec_key", limit=200), self.specs))
+                    Hole(
+                        number=n,
+                        spec=_spec(as_str(rec, "spec_key", limit=200), self.specs),
+                        deadline_at=at + m.hole_deadline if at and m.hole_deadline else None,
+                    )
                 )
         elif kind == "submission":
             play = self._play(rec)
             if play is not None:
-                play.fallback = rec.get("source") == "fallback"
+                play.fallback = rec.get("source") in ("fallback", "seat_fallback")
+                play.own_fallback = rec.get("source") == "seat_fallback"
                 play.fallback_cause = as_str(rec, "fallback_cause", limit=200)
+                play.fallback_detail = as_str(rec, "fallback_detail", limit=1000)
                 play.attempts = as_int(rec, "attempts")
                 play.impl = as_str(rec, "impl")
                 play.note = as_str(rec, "note", limit=4000)

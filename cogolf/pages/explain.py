@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from cogolf.pages.cogolf_view import CogolfMatch, Hole, Play
 from cogolf.pages.fields import one_line
-from cogolf.pages.golf_view import GolfMatch
+from cogolf.pages.golf_view import GolfHole, GolfMatch
 from cogolf.pages.view import MatchView
 
 CELL = 40  # the widest a value cell may be; headers are never cut
@@ -75,7 +75,13 @@ def _play(view: CogolfMatch, hole: Hole, play: Play) -> list[str]:
     if play.par_fails is not None:
         head += f", par cases failed {play.par_fails} of {play.par_total}"
     out.append(head)
-    if play.fallback:
+    if play.own_fallback:
+        why = f": {one_line(play.fallback_detail)}" if play.fallback_detail else ""
+        out.append(
+            f"    FALLBACK ({one_line(play.fallback_cause)}): not {me}'s play; its bot sent "
+            f"the literalist's play in its place{why}"
+        )
+    elif play.fallback:
         cause = one_line(play.fallback_cause) or "no usable submission"
         out.append(f"    FALLBACK: {me}'s own play was not used; the fallback was played ({cause})")
     for i, err in enumerate(play.errors, start=1):
@@ -155,11 +161,20 @@ def explain_cogolf(view: CogolfMatch) -> str:
                     f"{alias[slot]} played the fallback on {total} "
                     f"{'hole' if total == 1 else 'holes'}: {_causes(view.fallbacks[slot])}"
                 )
+            if view.none_of_its_own(slot):
+                lines.append(f"WARNING: {seat[slot]} played no hole of its own")
     return "\n".join(lines)
 
 
 def _num(x: float | None) -> str:
     return "" if x is None else f"{x:g}"
+
+
+def _golf_fallback(h: GolfHole) -> str:
+    if not h.fallback:
+        return ""
+    by = "the bot's own, " if h.own_fallback else ""
+    return f"FALLBACK ({by}{h.fallback_cause or 'no submission'})"
 
 
 def explain_golf(view: GolfMatch) -> str:
@@ -183,7 +198,7 @@ def explain_golf(view: GolfMatch) -> str:
             _num(h.score),
             _num(h.total),
             h.status or "playing",
-            f"FALLBACK ({h.fallback_cause or 'no submission'})" if h.fallback else "",
+            _golf_fallback(h),
         ]
         for h in view.holes
     ]
@@ -194,6 +209,8 @@ def explain_golf(view: GolfMatch) -> str:
         detail = f": {h.detail}" if h.detail else ""
         notes = [f"  {one_line(h.reason + detail)}"] if h.reason else []
         notes += [f"  attempt {i} refused: {one_line(e)}" for i, e in enumerate(h.errors, 1)]
+        if h.own_fallback and h.fallback_detail:
+            notes.append(f"  the bot passed this hole: {one_line(h.fallback_detail)}")
         if failed or notes:
             lines += ["", f"Hole {h.number}: {one_line(h.key)}", *notes]
             if failed:

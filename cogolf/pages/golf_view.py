@@ -18,8 +18,11 @@ from cogolf.pages.fields import (
     as_str,
     holes_count,
     str_list,
+    value_text,
     visible,
 )
+
+MAX_PUBLIC = 50  # public tests shown per hole (real holes have 3)
 
 
 @dataclass
@@ -32,14 +35,27 @@ class GolfTest:
 
 
 @dataclass
+class PublicCase:
+    """A public test as the seat was told it: arguments and expected value, as text."""
+
+    args: str
+    expect: str
+
+
+@dataclass
 class GolfHole:
     number: int
     key: str
     title: str = ""
     difficulty: str = ""
+    description: str = ""  # what the seat was told (journals from before: empty)
+    signature: str = ""
+    public: list[PublicCase] = field(default_factory=list)
     source: str | None = None  # None: nothing submitted (passed, or the fallback)
-    fallback: bool = False
+    fallback: bool = False  # nothing of the seat's own: the server's fallback or the seat's
     fallback_cause: str = ""
+    own_fallback: bool = False  # the seat sent its own fallback, marked
+    fallback_detail: str = ""
     attempts: int = 0
     errors: list[str] = field(default_factory=list)
     bytes: int | None = None
@@ -53,6 +69,7 @@ class GolfHole:
     reason: str = ""
     detail: str = ""
     total: float | None = None  # the course score after this hole
+    deadline_at: float | None = None  # wall clock of the first deadline, while it is open
 
     @property
     def resolved(self) -> bool:
@@ -70,6 +87,8 @@ class GolfMatch:
     reason: str = ""
     final: float | None = None
     game: str = "golf"
+    hole_deadline: float = 0.0  # seconds the seat has per hole (0: not known)
+    files: bool = False  # scored from an entrant's files (`golf_result`), not played live
 
     @property
     def ended(self) -> bool:
@@ -99,6 +118,7 @@ class GolfBuilder:
             course=as_str(config, "course", limit=100) or as_str(rec, "course", limit=100),
             model=None,
             holes_total=holes_count(len(as_list(rec, "holes")) or as_int(rec, "holes")),
+            hole_deadline=as_float(config, "hole_deadline_seconds"),
         )
         self._model = as_str(config, "model", limit=200) or None
 
@@ -132,14 +152,28 @@ class GolfBuilder:
             return
         if kind == "hole_start":
             if as_int(rec, "hole") == len(m.holes) + 1:
-                m.holes.append(GolfHole(number=len(m.holes) + 1, key=as_str(rec, "key", limit=200)))
+                at = as_float(rec, "at")
+                m.holes.append(GolfHole(
+                    number=len(m.holes) + 1, key=as_str(rec, "key", limit=200),
+                    deadline_at=at + m.hole_deadline if at and m.hole_deadline else None,
+                    title=as_str(rec, "title", limit=200),
+                    description=as_str(rec, "description", limit=4000),
+                    signature=as_str(rec, "signature", limit=1000),
+                    public=[
+                        PublicCase(value_text(as_list(t, "args")),
+                                   value_text(t.get("expect") if isinstance(t, dict) else None))
+                        for t in as_list(rec, "public_tests")[:MAX_PUBLIC]
+                    ],
+                ))  # fmt: skip
         elif kind == "submission":
             hole = self._hole(rec)
             if hole is not None:
                 src = rec.get("source")
                 hole.source = as_str(rec, "source") if isinstance(src, str) else None
-                hole.fallback = rec.get("origin") == "fallback"
+                hole.fallback = rec.get("origin") in ("fallback", "seat_fallback")
+                hole.own_fallback = rec.get("origin") == "seat_fallback"
                 hole.fallback_cause = as_str(rec, "fallback_cause", limit=200)
+                hole.fallback_detail = as_str(rec, "fallback_detail", limit=1000)
                 hole.attempts = as_int(rec, "attempts_used")
                 hole.errors = str_list(rec, "errors", limit=500)
         elif kind == "hole_score":
@@ -157,7 +191,7 @@ class GolfBuilder:
 
     @staticmethod
     def _score(hole: GolfHole, res: dict[str, Any]) -> None:
-        hole.title = as_str(res, "title", limit=200)
+        hole.title = as_str(res, "title", limit=200) or hole.title
         hole.difficulty = as_str(res, "difficulty", limit=40)
         hole.bytes = as_int(res, "bytes")
         hole.tests = [

@@ -33,6 +33,8 @@ MANIFEST_NAME = "night.json"
 PROGRESS_NAME = "progress.json"
 REPLAY_SUFFIX = ".ndjson"
 VOID_SUFFIX = ".void.json"
+GOLF_RESULTS = "golf"  # the night's golf result files, in the night's folder
+GOLF_LIVE = Path("llm") / "golf"  # an LLM entrant's live golf replays, in the night's folder
 MAX_DOC_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_LISTED = 200  # nights on `/` and `/nights`: the newest, each read on every request
@@ -124,7 +126,7 @@ class NightSummary:
     name: str
     date: str  # UTC, of the standings (else of the manifest)
     entrants: int | None
-    status: str  # finished | running | stopped | unfinished
+    status: str  # finished | running | stopped | unfinished | void (every match void)
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,46 @@ class NightFolders:
             return None
         return self.replays_dir(night) / f"{match_id}{REPLAY_SUFFIX}"
 
+    def void_cause(self, night: str, match_id: str) -> str | None:
+        """Why `match_id` of the night is void (its marker's cause), or None when it is not."""
+        if not MATCH_ID.fullmatch(match_id):
+            return None
+        path = self.replays_dir(night) / f"{match_id}{VOID_SUFFIX}"
+        if not os.path.lexists(path):
+            return None
+        try:
+            doc = read_json(path, 1024 * 1024, within=self.replays_base(night))
+        except NightFileError:
+            return None
+        cause = doc.get("cause") if isinstance(doc, dict) else None
+        return str(cause)[:4000] if cause else "no cause recorded"
+
+    def golf_replay(self, night: str, entrant: str, course: str) -> Path | None:
+        """The live golf replay an LLM entrant played this course with (its folder under
+        `llm/golf/` names it in `.complete`), or None. Names are only ever matched, the
+        file is opened only as a regular one inside the night's folder."""
+        if not (MATCH_ID.fullmatch(entrant) and MATCH_ID.fullmatch(course)):
+            return None
+        base = self.replays_dir(night) / GOLF_LIVE
+        try:
+            text = read_bytes(base / entrant / course / ".complete", 1024,
+                              within=self.replays_base(night)).decode("utf-8").strip()
+        except (NightFileError, UnicodeDecodeError):
+            return None
+        mid = text.removesuffix(REPLAY_SUFFIX)
+        if not (text.endswith(REPLAY_SUFFIX) and MATCH_ID.fullmatch(mid)):
+            return None
+        path = base / text
+        return path if path.is_file() and not path.is_symlink() else None
+
+    def golf_result(self, night: str, entrant: str, course: str) -> Path | None:
+        """The golf result file of an entrant's course in this night (the name golf's
+        night gives it), or None; only a regular file, opened later as one."""
+        if not (MATCH_ID.fullmatch(entrant) and MATCH_ID.fullmatch(course)):
+            return None
+        path = self.replays_dir(night) / GOLF_RESULTS / f"{entrant}.{course}.{night}.json"
+        return path if path.is_file() and not path.is_symlink() else None
+
     def load_standings(self, night: str) -> dict[str, Any] | None:
         path = self.standings_path(night)
         if not os.path.lexists(path):
@@ -246,7 +288,17 @@ class NightFolders:
             return "running"
         if state == "stopped":
             return "stopped"
-        return "finished" if self.standings_path(night).exists() else "unfinished"
+        if not self.standings_path(night).exists():
+            return "unfinished"
+        try:
+            standings = self.load_standings(night) or {}
+            counts = standings.get("games", {}).get("cogolf", {}).get("matches", {})
+            played, void = counts.get("played"), counts.get("void")
+        except (NightFileError, AttributeError):
+            return "finished"
+        # Every match void: the night ran, but nothing of it was played; never "finished".
+        all_void = type(played) is int and type(void) is int and played == 0 and void > 0
+        return "void" if all_void else "finished"
 
     def summary(self, night: str) -> NightSummary:
         when = _mtime(self.standings_path(night)) or _mtime(self.replays_dir(night) / MANIFEST_NAME)

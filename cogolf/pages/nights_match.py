@@ -43,21 +43,27 @@ def match_page_html(
     night: str,
     within: str,
     standalone: bool = False,
+    running: bool = False,
+    void: str | None = None,
 ) -> str:
     """A night's match page; `standalone`: one file with its style and script inline
     (a published site), else the page `cogolf serve` serves. The replay must be a regular
     file inside the resolved folder `within` (NightFileError otherwise); it is read
-    through the descriptor checked, so a file swapped for a link meanwhile is not read."""
+    through the descriptor checked, so a file swapped for a link meanwhile is not read.
+    `running`: the night is being played, so a journal without its end is a match in play
+    (a live page that follows it), not an unfinished one; `void`: the match is void, why."""
     fd = open_regular(replay_path, within)
     try:
         return _page(replay_path, Path(f"/proc/self/fd/{fd}"), back=back, night=night,
-                     standalone=standalone, size=os.fstat(fd).st_size)  # fmt: skip
+                     standalone=standalone, size=os.fstat(fd).st_size, running=running,
+                     void=void)  # fmt: skip
     finally:
         os.close(fd)
 
 
 def _page(
-    replay_path: Path, opened: Path, *, back: str, night: str, standalone: bool, size: int
+    replay_path: Path, opened: Path, *, back: str, night: str, standalone: bool, size: int,
+    running: bool = False, void: str | None = None,
 ) -> str:
     try:
         view = view_from_file(opened, specs=_specs())
@@ -70,7 +76,12 @@ def _page(
         return summary_html(replay_path, back=back, night=night, static_root=root,
                             home=home, error=error, opened=opened,
                             csp_meta=STATIC_CSP if standalone else "")  # fmt: skip
-    up = {"back": back, "back_label": f"League night {night}"}
+    up = {"back": back, "back_label": f"League night {night}", "void": void}
+    if void is None and running and not standalone and view.status == "unfinished":
+        view.status = "playing"
+        return render_match(view, live=True, poll=True, **up)
+    if void is not None and not view.ended:
+        view.status = "void"
     return render_standalone(view, **up) if standalone else render_match(view, **up)
 
 
@@ -84,8 +95,10 @@ def summary_html(
     error: str | None = None,
     csp_meta: str = "",
     opened: Path | None = None,
+    void: str | None = None,
 ) -> str:
-    """What the replay says of its match; `opened`: where to read it (None: not at all)."""
+    """What the replay says of its match; `opened`: where to read it (None: not at all);
+    `void`: why the match is void (a void match may have no replay at all)."""
     header = result = None
     holes: list[m.HoleScore] = []
     try:
@@ -100,5 +113,5 @@ def summary_html(
     return ENV.get_template("night_match.html").render(
         header=header, result=result, holes=holes, error=error, back=back, night=night,
         match_id=replay_path.name.removesuffix(".ndjson"), static_root=static_root, home=home,
-        csp_meta=csp_meta,
+        csp_meta=csp_meta, void=void,
     )  # fmt: skip

@@ -2,6 +2,7 @@
 
     SITE/index.html              the night: standings, head to head, game tables, matches
     SITE/matches/<match_id>.html one page per replay
+    SITE/golf/<entrant>.<course>.html an entrant's golf course: its live replay or result
     SITE/standings.json          the standings it shows
     SITE/static/*.css            the stylesheets
 
@@ -22,7 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from cogolf.pages.golf_result import result_page_html
 from cogolf.pages.nights import (
+    MATCH_ID,
     MAX_DOC_BYTES,
     NAME,
     REPLAY_SUFFIX,
@@ -31,7 +34,7 @@ from cogolf.pages.nights import (
     read_bytes,
     read_json,
 )
-from cogolf.pages.nights_match import match_page_html
+from cogolf.pages.nights_match import match_page_html, summary_html
 from cogolf.pages.nights_render import STATIC_CSP, render_night
 from cogolf.pages.nights_view import build_night
 from cogolf.pages.render import static_dir
@@ -99,6 +102,7 @@ def _prepare(out: Path) -> None:
     try:
         _fresh_dir(out / "matches")
         _fresh_dir(out / "static")
+        _fresh_dir(out / "golf")
     except OSError as exc:
         raise PublishError(f"{out}: cannot prepare the site ({exc.strerror})") from None
     _write(out / SITE_MARKER, b"a night published by `cogolf league publish`\n")
@@ -130,7 +134,8 @@ def publish(replays_dir: Path, out: Path, league_dir: Path) -> Published:
     except NightFileError as exc:
         raise PublishError(f"{standings}: {exc}") from None
     _prepare(out)
-    night = build_night(folders, name, lambda mid: f"matches/{quote(mid)}.html")
+    night = build_night(folders, name, lambda mid: f"matches/{quote(mid)}.html",
+                        lambda e, c: f"golf/{quote(e)}.{quote(c)}.html")  # fmt: skip
     night.status = "finished" if night.status == "running" else night.status
     for css in ("style.css", "night.css"):
         _write(out / "static" / css, (static_dir() / css).read_bytes())
@@ -145,6 +150,47 @@ def publish(replays_dir: Path, out: Path, league_dir: Path) -> Published:
             continue
         _write(out / "matches" / f"{mid}.html", html.encode("utf-8"))
         count += 1
+    # A void match's page says why, with or without a replay (the night page links it).
+    for line in night.matches:
+        mid = line.match_id
+        if line.outcome != "void" or not MATCH_ID.fullmatch(mid):
+            continue
+        void = folders.void_cause(name, mid)
+        path = replays_dir / f"{mid}{REPLAY_SUFFIX}"
+        if path.is_file():
+            try:
+                html = match_page_html(path, back="../index.html", night=name, standalone=True,
+                                       within=folders.replays_base(name), void=void)
+            except NightFileError:
+                continue
+        else:
+            html = summary_html(path, back="../index.html", night=name, static_root="../static/",
+                                home="../index.html", csp_meta=STATIC_CSP, void=void)
+        _write(out / "matches" / f"{mid}.html", html.encode("utf-8"))
+    # An LLM entrant's live golf replays: one page each, its holes' sources in it; a
+    # file entrant's result, hole by hole, without its sources.
+    for course, table in (night.golf or {}).get("per_course", {}).items():
+        for row in table["rows"]:
+            entrant = row["entrant"]
+            if not row["replay"]:
+                continue
+            replay = folders.golf_replay(name, entrant, course)
+            result = folders.golf_result(name, entrant, course) if replay is None else None
+            try:
+                if replay is not None:
+                    html: str | None = match_page_html(
+                        replay, back="../index.html", night=name, standalone=True,
+                        within=folders.replays_base(name))  # fmt: skip
+                elif result is not None:
+                    html = result_page_html(result, entrant=entrant, course=course,
+                                            back="../index.html", night=name,
+                                            within=folders.replays_base(name), standalone=True)
+                else:
+                    continue
+            except NightFileError:
+                continue
+            if html is not None:
+                _write(out / "golf" / f"{entrant}.{course}.html", html.encode("utf-8"))
     index = out / "index.html"
     page = render_night(
         night, static_root="static/", home="index.html", scripts=False, csp_meta=STATIC_CSP

@@ -28,12 +28,14 @@ def render_night(
     live: str | None = None,
     scripts: bool = True,
     csp_meta: str | None = None,
+    match_base: str = "",
 ) -> str:
     """`live`: the progress URL a running night's page polls; `csp_meta`: the policy a
-    page without response headers (a published file) carries in a meta tag."""
+    page without response headers (a published file) carries in a meta tag; `match_base`:
+    where the night's match pages are (`<match_base><match id>`), for the matches in play."""
     return ENV.get_template("night.html").render(
         night=night, static_root=static_root, home=home, live=live, night_script=scripts,
-        csp_meta=csp_meta or "",
+        csp_meta=csp_meta or "", match_base=match_base,
     )  # fmt: skip
 
 

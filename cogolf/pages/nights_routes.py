@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import quote
 
 import structlog
@@ -19,11 +20,12 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from cogolf.pages.golf_result import result_page_html
 from cogolf.pages.nights import NightFileError, NightFolders, list_nights
-from cogolf.pages.nights_match import match_page_html
+from cogolf.pages.nights_match import match_page_html, summary_html
 from cogolf.pages.nights_render import render_night, render_night_list
 from cogolf.pages.nights_view import build_night, progress_doc
-from cogolf.pages.render import PAGE_HEADERS
+from cogolf.pages.render import PAGE_HEADERS, not_found_page
 
 log = structlog.get_logger("cogolf.pages")
 HEADERS = PAGE_HEADERS
@@ -38,12 +40,19 @@ def match_href(night: str, match_id: str) -> str:
     return f"/nights/{quote(night)}/matches/{quote(match_id)}"
 
 
+def golf_href(night: str, entrant: str, course: str) -> str:
+    """Where an entrant's golf course of a night is shown: its live replay (an LLM
+    entrant) or its result, hole by hole (an entrant that handed in files)."""
+    return f"/nights/{quote(night)}/golf/{quote(entrant)}/{quote(course)}"
+
+
 def _html(body: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(body, status_code=status, headers=HEADERS)
 
 
-def _not_found(what: str) -> Response:
-    return _html(f"<!doctype html><title>Not found</title><p>No such {what}.</p>", 404)
+def _not_found(what: str, night: str | None = None) -> Response:
+    up = {"back": night_href(night), "back_label": f"League night {night}"} if night else {}
+    return _html(not_found_page(what, **up), 404)
 
 
 class PageCache:
@@ -111,9 +120,10 @@ def night_routes(folders: NightFolders) -> list[BaseRoute]:
             return _not_found("night")
 
         def page() -> str:
-            view = build_night(folders, name, lambda mid: match_href(name, mid))
+            view = build_night(folders, name, lambda mid: match_href(name, mid),
+                               lambda e, c: golf_href(name, e, c))  # fmt: skip
             live = f"{night_href(name)}/progress.json" if view.status == "running" else None
-            return render_night(view, live=live)
+            return render_night(view, live=live, match_base=f"{night_href(name)}/matches/")
 
         try:
             return _html(await run_in_threadpool(cache.get, folders, name, page))
@@ -133,16 +143,55 @@ def night_routes(folders: NightFolders) -> list[BaseRoute]:
         name = folders.find(request.path_params["name"])
         if name is None:
             return _not_found("night")
-        path = folders.replay_path(name, request.path_params["match_id"])
+        mid = request.path_params["match_id"]
+        void = await run_in_threadpool(folders.void_cause, name, mid)
+        path = folders.replay_path(name, mid)
         if path is None:
-            return _not_found("match in this night")
+            if void is None:
+                return _not_found("match in this night", name)
+            return _html(summary_html(Path(f"{mid}.ndjson"), back=night_href(name), night=name,
+                                      static_root="/static/", home="/", void=void))  # fmt: skip
         within = folders.replays_base(name)
+        running = await run_in_threadpool(folders.status, name) == "running"
         try:
             body = await run_in_threadpool(
-                match_page_html, path, back=night_href(name), night=name, within=within
+                match_page_html, path, back=night_href(name), night=name, within=within,
+                running=running, void=void,
             )
         except NightFileError:  # no longer a regular file of the night (swapped meanwhile)
-            return _not_found("match in this night")
+            return _not_found("match in this night", name)
+        return _html(body)
+
+    async def golf(request: Request) -> Response:
+        name = folders.find(request.path_params["name"])
+        if name is None:
+            return _not_found("night")
+        entrant, course = request.path_params["entrant"], request.path_params["course"]
+        path = await run_in_threadpool(folders.golf_replay, name, entrant, course)
+        if path is None:  # not played live: the result of the entrant's files, if any
+            return await golf_result(name, entrant, course)
+        try:
+            body = await run_in_threadpool(
+                match_page_html, path, back=night_href(name), night=name,
+                within=folders.replays_base(name),
+            )
+        except NightFileError:
+            return _not_found("live golf replay in this night", name)
+        return _html(body)
+
+    async def golf_result(name: str, entrant: str, course: str) -> Response:
+        path = await run_in_threadpool(folders.golf_result, name, entrant, course)
+        body = None
+        if path is not None:
+            try:
+                body = await run_in_threadpool(
+                    lambda: result_page_html(path, entrant=entrant, course=course,
+                                             back=night_href(name), night=name,
+                                             within=folders.replays_base(name)))
+            except NightFileError:
+                body = None
+        if body is None:
+            return _not_found("golf result in this night", name)
         return _html(body)
 
     return [
@@ -150,4 +199,5 @@ def night_routes(folders: NightFolders) -> list[BaseRoute]:
         Route("/nights/{name}", night),
         Route("/nights/{name}/progress.json", progress),
         Route("/nights/{name}/matches/{match_id}", match),
+        Route("/nights/{name}/golf/{entrant}/{course}", golf),
     ]

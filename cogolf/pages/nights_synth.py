@@ -145,14 +145,18 @@ def write_night(
             c0 = folder / "commit0"
             c0.mkdir(exist_ok=True)
             passed = rng.randint(0, 10)
+            # Every second entrant is an agent: its attempts say what they spent.
+            agent = ({"agent": {"status": "ok", "turns": 3, "input_tokens": 1200 + k,
+                                "output_tokens": 340, "cost": 0.0125, "seconds": 42.0}}
+                     if k % 2 else {})  # fmt: skip
             (c0 / f"{safe}.textkit.json").write_text(json.dumps({
                 "game": "commit0", "schema": 1, "task": "textkit", "entrant": e, "status": "ok",
-                "pass_rate": passed / 10, "passed": passed, "total": 10}))  # fmt: skip
+                "pass_rate": passed / 10, "passed": passed, "total": 10, **agent}))  # fmt: skip
             pr = folder / "project"
             pr.mkdir(exist_ok=True)
             for attempt in range(1, 6 if k % 5 else 4):  # every fifth entrant is incomplete
                 (pr / f"{safe}.csv_importer.{attempt}.json").write_text(json.dumps({
                     "game": "project", "schema": 1, "task": "csv_importer", "entrant": e,
                     "attempt": attempt, "scale": "failure_weighted", "status": "ok",
-                    "points": rng.choice((0.0, 0.5, 1.0))}))  # fmt: skip
+                    "points": rng.choice((0.0, 0.5, 1.0)), **agent}))  # fmt: skip
     return folder

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cogolf.pages.nights import (
+    MATCH_ID,
     REPLAY_SUFFIX,
     NightFileError,
     NightFolders,
@@ -28,9 +29,12 @@ HEAT_STEPS = 4  # heat classes heat-n4..heat-p4 either side of zero
 MAX_GOLF_FILES = 2000
 GOLF_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,250}\.json")  # how results are named
 MAX_STAMPED = 5000  # replays of a night without standings ordered by time; more by name
+MAX_PLAYING = 64  # matches in play a page lists
+MAX_ATTEMPTS_SHOWN = 20  # attempts of a project task shown under its points
 MAX_TEXT = 200  # of a text a page polls for (real names are at most 48 characters)
 MAX_GOLF_BYTES = 2 * 1024 * 1024  # one golf result file (real ones are a few KiB)
 MAX_GOLF_TOTAL = 64 * 1024 * 1024  # all of a night's golf files one render reads
+MAX_MIN_MATCHES = 1000  # a "too few matches" rule beyond this is no rule the league writes
 
 Href = Callable[[str], str]  # match id -> link to its page
 
@@ -87,6 +91,7 @@ class Row:
     low: float | None = None
     high: float | None = None
     tied: int = 0
+    too_few: bool = False  # too few matches to say: no interval is drawn
     bar: Bar | None = None
 
 
@@ -127,6 +132,7 @@ class Night:
     scale: tuple[float, float] = (0.0, 1.0)
     ticks: list[tuple[float, str]] = field(default_factory=list)
     anchor: str | None = None
+    min_matches: int | None = None  # the standings' "too few matches" rule
     h2h_names: list[str] = field(default_factory=list)
     h2h: list[list[Cell]] = field(default_factory=list)
     matches: list[MatchLine] = field(default_factory=list)
@@ -141,13 +147,13 @@ class Night:
     recent: list[tuple[str, str]] = field(default_factory=list)  # before standings: (id, href)
 
 
-def _scale(lows: list[float], highs: list[float]) -> tuple[float, float]:
+def rating_scale(lows: list[float], highs: list[float]) -> tuple[float, float]:
     lo, hi = min(lows), max(highs)
     pad = max((hi - lo) * 0.05, 10.0)
     return lo - pad, hi + pad
 
 
-def _pct(value: float, scale: tuple[float, float]) -> float:
+def scale_percent(value: float, scale: tuple[float, float]) -> float:
     lo, hi = scale
     return round(100.0 * (value - lo) / (hi - lo), 2) if hi > lo else 50.0
 
@@ -157,7 +163,7 @@ def _ticks(scale: tuple[float, float]) -> list[tuple[float, str]]:
     span = hi - lo
     step = next((s for s in (10, 25, 50, 100, 200, 250, 500, 1000) if span / s <= 4), 2000)
     first = math.ceil(lo / step) * step
-    return [(_pct(v, scale), f"{v:g}") for v in range(int(first), int(hi) + 1, step)]
+    return [(scale_percent(v, scale), f"{v:g}") for v in range(int(first), int(hi) + 1, step)]
 
 
 def heat_class(value: int, biggest: int) -> str:
@@ -200,14 +206,16 @@ def _rows(cogolf: dict[str, Any]) -> tuple[list[Row], dict[str, Any]]:
                 low=None if rating is None else _num(r.get("low"), rating),
                 high=None if rating is None else _num(r.get("high"), rating),
                 tied=len(_list(r.get("tied_with"))),
+                too_few=r.get("too_few_matches") is True,
             )
         )
     return rows, ratings
 
 
 def _bars(night: Night, ratings: dict[str, Any]) -> None:
-    # `_rows` gives a rated row its low and high (the rating itself when absent).
-    rated = [(r, r.rating, r.low, r.high) for r in night.rows]
+    # `_rows` gives a rated row its low and high (the rating itself when absent). A row
+    # with too few matches has no bar, and its wide interval does not set the scale.
+    rated = [(r, r.rating, r.low, r.high) for r in night.rows if not r.too_few]
     rows = [(r, v, lo, hi) for r, v, lo, hi in rated if v is not None and lo is not None
             and hi is not None]  # fmt: skip
     if not rows:
@@ -216,15 +224,15 @@ def _bars(night: Night, ratings: dict[str, Any]) -> None:
     anchor = ratings.get("anchor")
     night.anchor = anchor if isinstance(anchor, str) else None
     extra = [anchor_rating] if night.anchor else []
-    scale = _scale([lo for *_, lo, _ in rows] + extra, [hi for *_, hi in rows] + extra)
+    scale = rating_scale([lo for *_, lo, _ in rows] + extra, [hi for *_, hi in rows] + extra)
     night.scale = scale
     night.ticks = _ticks(scale)
     for r, value, lo, hi in rows:
         r.bar = Bar(
-            low=_pct(lo, scale),
-            high=_pct(hi, scale),
-            mid=_pct(value, scale),
-            anchor=_pct(anchor_rating, scale) if night.anchor else None,
+            low=scale_percent(lo, scale),
+            high=scale_percent(hi, scale),
+            mid=scale_percent(value, scale),
+            anchor=scale_percent(anchor_rating, scale) if night.anchor else None,
         )
 
 
@@ -269,8 +277,9 @@ def _matches(night: Night, cogolf: dict[str, Any], href: Href, replays: set[str]
         names = [str(n) for n in _list(v.get("names"))[:2]] + ["?", "?"]
         mid = v["match_id"]
         night.matches.append(
+            # always linked: the page says why the match is void, with or without a replay
             MatchLine(mid, (names[0], names[1]), None, None, "void", str(v.get("cause", "")),
-                      href(mid) if mid in replays else None)
+                      href(mid))
         )  # fmt: skip
     played = _dict(cogolf.get("matches"))
     for mid in _list(played.get("unplayed")):
@@ -337,7 +346,12 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _golf(night: Night, doc: dict[str, Any], folders: NightFolders) -> None:
+GolfHref = Callable[[str, str], str]  # entrant, course -> its live replay's or result's page
+
+
+def _golf(
+    night: Night, doc: dict[str, Any], folders: NightFolders, golf_href: GolfHref | None
+) -> None:
     courses = [c for c in _list(doc.get("courses")) if isinstance(c, str)]
     holes = _golf_holes(folders, night.name, night.problems)
     per_course = {}
@@ -355,7 +369,13 @@ def _golf(night: Night, doc: dict[str, Any], folders: NightFolders) -> None:
                     "bytes": _int(r.get("raw_bytes")),
                     "tests": f"{_int(r.get('tests_passed'))}/{_int(r.get('tests_total'))}",
                     "holes": f"{_int(r.get('holes_passed'))}/{_int(r.get('holes_total'))}",
+                    "fallbacks": _int(r.get("fallbacks")),
                     "detail": holes.get((name, c), []),
+                    # an LLM entrant played it live: its replay holds each hole's source;
+                    # a file entrant's page is its result, hole by hole (`golf_result`)
+                    "replay": golf_href(name, c) if golf_href is not None and (
+                        folders.golf_replay(night.name, name, c) is not None
+                        or folders.golf_result(night.name, name, c) is not None) else None,
                 }
             )
         hole_names: list[str] = []
@@ -366,6 +386,8 @@ def _golf(night: Night, doc: dict[str, Any], folders: NightFolders) -> None:
         for r in rows:
             by = {h.hole: h for h in r["detail"]}
             r["cells"] = [by.get(h) for h in hole_names]
+            r["links"] = [f"{r['replay']}#hole-{i}" if r["replay"] else None
+                          for i in range(1, len(hole_names) + 1)]  # fmt: skip
         per_course[c] = {"rows": rows, "holes": hole_names}
     combined = []
     for r in _list(doc.get("combined")):
@@ -395,6 +417,57 @@ def _void(doc: dict[str, Any]) -> list[dict[str, str]]:
     ]  # fmt: skip
 
 
+def _commit0_why(d: dict[str, Any]) -> list[str]:
+    """`0/48`, then the status and the first note when the run did not complete."""
+    counts = f"{_int(d.get('passed'))}/{_int(d.get('total'))} tests"
+    status = str(d.get("status", ""))[:MAX_TEXT]
+    if status in ("", "ok"):
+        return [counts]
+    note = str(d.get("note", ""))[:MAX_TEXT]
+    return [f"{counts} · {status}", *([note] if note else [])]
+
+
+def _attempt_text(b: dict[str, Any]) -> str:
+    """`#2 0.50 F1/1 S17/18`: an attempt's points, floor and signal checks passed/total."""
+    parts = [f"#{_int(b.get('attempt'))}", f"{_num(b.get('points')):.2f}"]
+    for label, letter in (("floor", "F"), ("signal", "S")):
+        pair = _list(b.get(label))
+        if len(pair) == 2:
+            parts.append(f"{letter}{_int(pair[0])}/{_int(pair[1])}")
+    status = str(b.get("status", ""))[:MAX_TEXT]
+    if status not in ("", "ok"):
+        parts.append(status)
+    agent = _agent_text(b.get("agent"))
+    return " ".join(parts) + (f" · {agent}" if agent else "")
+
+
+def _cost_text(value: object) -> str:
+    return f"{_num(value):.4f}" if isinstance(value, int | float) else "–"
+
+
+def _agent_text(agent: object) -> str:
+    """`agent ok, 1234 tok, cost 0.0123, 42 s`: what an agent's attempt spent (its status,
+    tokens, cost and time); empty for a result handed in as files."""
+    if not isinstance(agent, dict):
+        return ""
+    status = str(agent.get("status", ""))[:MAX_TEXT] or "?"
+    tokens = _int(agent.get("input_tokens")) + _int(agent.get("output_tokens"))
+    cost = agent.get("cost")
+    spent = f", cost {_cost_text(cost)}" if isinstance(cost, int | float) else ""
+    return f"agent {status}, {tokens} tok{spent}, {_num(agent.get('seconds')):.0f} s"
+
+
+def _why(task: str, detail: dict[str, Any], breakdown: dict[str, Any],
+         agents: dict[str, Any]) -> list[str]:
+    """The lines under a task's number: Commit-0's counts and status, or each project
+    attempt's points and checks; an agent's status, tokens, cost and time with each."""
+    if task in detail or task in agents:
+        agent = _agent_text(agents.get(task))
+        return [*(_commit0_why(_dict(detail[task])) if task in detail else []),
+                *([agent] if agent else [])]
+    return [_attempt_text(_dict(b)) for b in _list(breakdown.get(task))[:MAX_ATTEMPTS_SHOWN]]
+
+
 def _per_task_table(doc: dict[str, Any], value: str) -> dict[str, Any]:
     tasks = [t for t in _list(doc.get("tasks")) if isinstance(t, str)]
     rows = []
@@ -402,17 +475,24 @@ def _per_task_table(doc: dict[str, Any], value: str) -> dict[str, Any]:
         if not isinstance(r, dict):
             continue
         per = _dict(r.get("per_task"))
+        detail, breakdown = _dict(r.get("detail")), _dict(r.get("breakdown"))
+        agents = _dict(r.get("agent"))  # Commit-0's, by task; a project's is per attempt
         rows.append({
             "rank": r.get("rank") if type(r.get("rank")) is int else None,
             "entrant": str(r.get("entrant", "")),
             "value": round(_num(r.get(value)), 3),
             "per_task": [None if per.get(t) is None else round(_num(per.get(t)), 3)
                          for t in tasks],
+            # why each number is what it is, shown under it (no hover needed)
+            "why": [_why(t, detail, breakdown, agents) for t in tasks],
             "complete": bool(r.get("complete")),
+            "cost": _cost_text(r.get("cost")),  # the entrant's agents' total, if any
         })  # fmt: skip
     return {
         "tasks": tasks,
         "rows": rows,
+        "costly": any(isinstance(_dict(r).get("cost"), int | float)
+                      for r in _list(doc.get("table"))),
         "void": _void(doc),
         "out_of": _int(doc.get("out_of")) or None,
     }
@@ -424,12 +504,16 @@ def _combined(doc: dict[str, Any]) -> dict[str, Any]:
     for r in _list(doc.get("table")):
         if isinstance(r, dict):
             ranks = _dict(r.get("ranks"))
+            own = _dict(r.get("table_ranks")) or ranks  # older standings: the combined ones
             rows.append(
                 {
                     "rank": r.get("rank") if type(r.get("rank")) is int else None,
                     "entrant": str(r.get("entrant", "")),
                     "mean_rank": round(_num(r.get("mean_rank")), 3),
                     "ranks": [ranks.get(g) if type(ranks.get(g)) is int else None for g in games],
+                    "table_ranks": [
+                        own.get(g) if type(own.get(g)) is int else None for g in games
+                    ],
                 }
             )
     incomplete = [
@@ -460,12 +544,17 @@ def _recent_replays(folders: NightFolders, name: str, count: int = 50) -> list[s
     return [mid for _, mid in sorted(stamped, reverse=True)[:count]]
 
 
-def build_night(folders: NightFolders, name: str, href: Href) -> Night:
-    """The view of one night from its files; unreadable parts become listed problems."""
+def build_night(
+    folders: NightFolders, name: str, href: Href, golf_href: GolfHref | None = None
+) -> Night:
+    """The view of one night from its files; unreadable parts become listed problems.
+    `golf_href` links an LLM entrant's live golf replay (None: not linked)."""
     summary = folders.summary(name)
     night = Night(name=name, status=summary.status, date=summary.date)
     progress = folders.load_progress(name)
     night.progress = progress_doc(progress) if progress is not None else None
+    if night.progress is not None:
+        night.progress["links"] = [(mid, href(mid)) for mid in night.progress["playing"]]
     try:
         doc = folders.load_standings(name)
     except NightFileError as exc:
@@ -479,11 +568,13 @@ def build_night(folders: NightFolders, name: str, href: Href) -> Night:
     games = _dict(doc.get("games"))
     cogolf = _dict(games.get("cogolf"))
     night.rows, ratings = _rows(cogolf)
+    least = ratings.get("min_matches")
+    night.min_matches = least if type(least) is int and 0 < least <= MAX_MIN_MATCHES else None
     _bars(night, ratings)
     _h2h(night, cogolf)
     _matches(night, cogolf, href, folders.replay_ids(name))
     if "golf" in games:
-        _golf(night, _dict(games["golf"]), folders)
+        _golf(night, _dict(games["golf"]), folders, golf_href)
     if "commit0" in games:
         night.commit0 = _per_task_table(_dict(games["commit0"]), "mean_pass_rate")
     if "project" in games:
@@ -493,10 +584,28 @@ def build_night(folders: NightFolders, name: str, href: Href) -> Night:
     return night
 
 
+def clock_text(seconds: float) -> str:
+    """`1:02:03` or `2:03`, as the command line prints it."""
+    whole = int(seconds)
+    h, rest = divmod(whole, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
 def progress_doc(progress: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The part of a progress file a page polls for (numbers and names only)."""
+    """The part of a progress file a page polls for (numbers, names and match ids only)."""
     p = dict(progress or {})
+    eta = p.get("eta_seconds")
+    eta = _num(eta) if eta is not None else None
+    solo = _dict(p.get("solo"))
+    playing = [m for m in _list(p.get("playing"))[:MAX_PLAYING]
+               if isinstance(m, str) and MATCH_ID.fullmatch(m)]  # fmt: skip
     return {
+        "eta_seconds": eta,
+        "eta": clock_text(eta) if eta is not None else "",
+        "elapsed": clock_text(_num(p.get("elapsed_seconds"))),
+        "playing": playing,
+        "solo": {"done": _int(solo.get("done")), "total": _int(solo.get("total"))}
+        if solo else None,
         "state": str(p.get("state", "none"))[:MAX_TEXT],
         "done": _int(p.get("done")),
         "total": _int(p.get("total")),

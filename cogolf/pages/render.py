@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from cogolf.deck import Deck, PublicDeck
 from cogolf.pages.golf_view import GolfMatch
@@ -55,6 +57,19 @@ ENV.globals.update(
     back="",  # a link up (a night's match page: to the night), with `back_label`
     back_label="",
 )
+
+
+_TOKEN_END = re.compile(r"([,:\[\]{}])")
+
+
+def tokens(value: Any) -> markupsafe.Markup:
+    """A value's text, escaped, with a line-break opportunity after each `,` `:` bracket
+    and brace: long test values wrap between their tokens, not inside a number or word."""
+    escaped = str(markupsafe.escape(str(value)))  # holds no `<`: inserting tags is safe
+    return markupsafe.Markup(_TOKEN_END.sub(r"\1<wbr>", escaped))
+
+
+ENV.filters["tokens"] = tokens
 
 
 def static_dir() -> Path:
@@ -101,6 +116,7 @@ class MatchRow:
     hole: str
     score: str
     status: str
+    winner: str = ""  # a finished two-seat match's winner (its seat), or "draw"
 
 
 def page_title(view: MatchView) -> str:
@@ -138,6 +154,11 @@ def standalone_from_file(path: Path, deck: Deck | PublicDeck | None = None) -> s
     """A journal file's self-contained match page; `deck` supplies a Cogolf match's
     spec texts. Raises `PageError` naming the file and line of a journal it cannot show."""
     return render_standalone(view_from_file(path, specs=deck_specs(deck)))
+
+
+def not_found_page(what: str, **context: Any) -> str:
+    """The 404 page: what was not found, and a way home (and up, with `back`)."""
+    return render_page("not_found.html", what=what, hint=context.pop("hint", ""), **context)
 
 
 def render_index(live: list[MatchRow], finished: list[MatchRow], **context: Any) -> str:

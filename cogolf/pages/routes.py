@@ -19,15 +19,23 @@ from weakref import WeakKeyDictionary
 from markupsafe import escape
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from cogolf.game import HostedGame
 from cogolf.pages.fields import as_float, as_int, as_list, as_str, str_list
 from cogolf.pages.nights import NightFolders, list_nights
-from cogolf.pages.nights_routes import night_href, night_routes
-from cogolf.pages.render import PAGE_HEADERS, MatchRow, render_index, render_match, static_dir
+from cogolf.pages.nights_routes import match_href, night_href, night_routes
+from cogolf.pages.nights_view import progress_doc
+from cogolf.pages.render import (
+    PAGE_HEADERS,
+    MatchRow,
+    not_found_page,
+    render_index,
+    render_match,
+    static_dir,
+)
 from cogolf.pages.view import PageError, build_view, deck_specs, decode_lines, disclosed
 from cogolf.server.disclosure import ENDED, View
 from cogolf.server.pages import ViewOf
@@ -66,13 +74,18 @@ def _row(doc: dict[str, Any]) -> MatchRow:
         f"{a} ({n})" if n else a for a, n in zip(aliases, names + [""] * len(aliases), strict=False)
     ]
     scores = [as_float({"s": s}, "s") for s in as_list(doc, "scores")]
+    status = as_str(doc, "status", limit=40)
+    winner = ""
+    if status == "finished" and game != "golf" and len(scores) == 2 and len(seats) == 2:
+        winner = "draw" if scores[0] == scores[1] else seats[0 if scores[0] > scores[1] else 1]
     return MatchRow(
         match_id=as_str(doc, "match_id", limit=200),
         game=game,
         seats=" v ".join(seats),
         hole=f"{as_int(doc, 'hole')} / {as_int(doc, 'holes')}",
         score=" : ".join(f"{s:+g}" if game != "golf" else f"{s:g}" for s in scores),
-        status=as_str(doc, "status", limit=40),
+        status=status,
+        winner=winner,
     )
 
 
@@ -178,7 +191,7 @@ async def match_page(
     request: Request, hosted: HostedGame | None, view_of: ViewOf, decks: dict[str, Any]
 ) -> Response:
     if hosted is None:
-        return html("<!doctype html><title>Not found</title><p>No such match.</p>", 404)
+        return html(not_found_page("match", hint="it may have been on another server"), 404)
     seen = view_of(hosted, request)
     snapshot = seen.snapshot(hosted.snapshot())  # on the loop: the match's state is its own
     status = hosted.status
@@ -197,6 +210,18 @@ async def match_page(
     return html(body)
 
 
+def _not_found_route() -> BaseRoute:
+    """Last of all: any other address, a styled page with a way home (JSON for an API
+    client)."""
+
+    async def not_found(request: Request) -> Response:
+        if wants_html(request):
+            return html(not_found_page("page"), 404)
+        return JSONResponse({"error": "not found"}, 404, headers=PAGE_HEADERS)
+
+    return Route("/{path:path}", not_found)
+
+
 class Site:
     """The pages as the server takes them (`cogolf.server.pages.Pages`); with `nights`,
     the league nights' pages too and a list of them on `/`."""
@@ -211,13 +236,26 @@ class Site:
         self, matches: Callable[[], Iterable[HostedGame]], view_of: ViewOf
     ) -> list[BaseRoute]:
         if self.nights is None:
-            return page_routes(matches, view_of)
+            return [*page_routes(matches, view_of), _not_found_route()]
         folders = self.nights
 
         def nights_on_index() -> dict[str, Any]:
-            return {"nights": list_nights(folders), "night_href": night_href}
+            nights = list_nights(folders)
+            # The matches running nights are playing now (on their own servers): each links
+            # to its night's match page, which follows the journal as it grows.
+            playing = [
+                (n.name, mid, match_href(n.name, mid))
+                for n in nights
+                if n.status == "running"
+                for mid in progress_doc(folders.load_progress(n.name))["playing"]
+            ]
+            return {"nights": nights, "night_href": night_href, "night_live": playing[:50]}
 
-        return page_routes(matches, view_of, nights_on_index) + night_routes(folders)
+        return [
+            *page_routes(matches, view_of, nights_on_index),
+            *night_routes(folders),
+            _not_found_route(),
+        ]
 
     async def match_page(
         self, request: Request, hosted: HostedGame | None, view_of: ViewOf, decks: dict[str, Any]

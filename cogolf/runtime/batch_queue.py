@@ -89,6 +89,7 @@ class QueuedSandbox:
         limits: Limits = DEFAULT_LIMITS,
         label: str = "",
         hash_seed: int | None = None,
+        trusted: bool = False,
     ) -> BatchResult:
         give_up = time.monotonic() + self.retry_seconds
         pause = 0.05
@@ -104,7 +105,7 @@ class QueuedSandbox:
             try:
                 batch = await self.inner.run_batch(
                     source, calls, function=function, limits=limits, label=label,
-                    hash_seed=hash_seed,
+                    hash_seed=hash_seed, trusted=trusted,
                 )
             finally:
                 self._slots.release()

@@ -21,7 +21,7 @@ from cogolf.bots.scripted import baseline_play
 from cogolf.deck import Deck
 from cogolf.engine import collect
 from cogolf.engine.intake import Accepted, accept, encode_play
-from cogolf.engine.match import Match, SeatPlay, build_resolved
+from cogolf.engine.match import Match, SeatPlay, build_resolved, seat_play
 from cogolf.replay import ReplayWriter
 from cogolf.runtime.inbox import FairInbox
 from cogolf.runtime.resolve import HarnessFault, resolve_hole
@@ -165,9 +165,7 @@ class MatchDriver:
         for slot, seat in enumerate(collector.seats):
             used = seat.attempt if seat.accepted else 0
             if seat.accepted is not None:
-                plays.append(
-                    SeatPlay(seat.accepted, "seat", None, used, tuple(seat.errors), seat.wrong_hole)
-                )
+                plays.append(seat_play(seat.accepted, used, tuple(seat.errors), seat.wrong_hole))
             else:
                 hlog.info("fallback", slot=slot, cause=seat.fallback_cause)
                 plays.append(

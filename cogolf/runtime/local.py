@@ -24,9 +24,9 @@ from cogolf.text import clip
 
 
 def new_match(deck: Deck, config: MatchConfig, match_id: str) -> Match:
-    """The match, with its hash seed fixed (from its id unless the config gives one)."""
+    """The match, with its hash seed fixed (from its seed unless the config gives one)."""
     if config.hash_seed is None:
-        config = msgspec.structs.replace(config, hash_seed=hash_seed_for(match_id))
+        config = msgspec.structs.replace(config, hash_seed=hash_seed_for(config.seed))
     keys = deck.draw(config.seed, config.holes)
     return Match(match_id=match_id, config=config, keys=keys, specs={k: deck.spec(k) for k in keys})
 

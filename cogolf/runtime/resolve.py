@@ -26,9 +26,11 @@ async def _once(
     label: str,
     limits: Limits,
     hash_seed: int | None,
+    trusted: bool,
 ) -> BatchResult:
     batch = await sandbox.run_batch(
-        source, calls, function=function, limits=limits, label=label, hash_seed=hash_seed
+        source, calls, function=function, limits=limits, label=label, hash_seed=hash_seed,
+        trusted=trusted,
     )
     if batch.load is LoadStatus.HARNESS_ERROR:
         raise HarnessFault(f"sandbox could not run {label}: {batch.load_detail}")
@@ -43,15 +45,19 @@ async def run_calls(
     label: str,
     limits: Limits,
     hash_seed: int | None = None,
+    *,
+    trusted: bool = False,
 ) -> BatchResult:
     """One result per call, each charged only for what that call did: the calls a
-    batch ended before running are run again in a fresh child (`hole.rerun_from`)."""
+    batch ended before running are run again in a fresh child (`hole.rerun_from`).
+    `trusted`: our own pure code (see `Sandbox.run_batch`)."""
     if not calls:
         return EMPTY_BATCH
-    batch = await _once(sandbox, source, calls, function, label, limits, hash_seed)
+    batch = await _once(sandbox, source, calls, function, label, limits, hash_seed, trusted)
     while (start := rules_hole.rerun_from(batch)) is not None:
         rerun = await _once(
-            sandbox, source, calls[start:], function, f"{label}@{start}", limits, hash_seed
+            sandbox, source, calls[start:], function, f"{label}@{start}", limits, hash_seed,
+            trusted,
         )
         batch = rules_hole.join_rerun(batch, start, rerun)
     return batch
@@ -73,7 +79,8 @@ async def resolve_hole(
     # Par cases need no verdict, so they run beside the reference, in batches of their
     # own: slow legal tests cannot eat their time.
     ref, p0, p1 = await asyncio.gather(
-        run_calls(sandbox, hidden.reference, ref_calls, fn, "reference", ref_limits, hash_seed),
+        run_calls(sandbox, hidden.reference, ref_calls, fn, "reference", ref_limits, hash_seed,
+                  trusted=True),
         run_calls(sandbox, subs[0].impl, par_args, fn, "seat0-par", limits, hash_seed),
         run_calls(sandbox, subs[1].impl, par_args, fn, "seat1-par", limits, hash_seed),
     )

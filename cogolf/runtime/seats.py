@@ -20,6 +20,7 @@ import msgspec
 
 from cogolf import messages as m
 from cogolf.bots.policy import Observation, Policy, complete_play
+from cogolf.bots.substitute import marked, raised
 from cogolf.engine.intake import Rejected, encode_play
 
 
@@ -69,7 +70,8 @@ class InProcessSeat:
         self.slot = slot
         self.policy = policy
         # What a policy that keeps its own deadline (an LLM player) plays when it gives up,
-        # as a `cogolf bot` process would; any other policy's failure is the seat's host_error.
+        # as a `cogolf bot` process would (marked as the seat's own fallback); any other
+        # policy's failure is the seat's host_error.
         self.fallback = fallback
         self._inbox: Inbox | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -105,10 +107,11 @@ class InProcessSeat:
             if self.deadline is not None and keeps_deadline:
                 try:
                     value = self.policy(observation, budget=self.deadline)  # type: ignore[call-arg]
-                except Exception:
+                except Exception as exc:
                     if self.fallback is None:
                         raise
-                    value = self.fallback(observation)
+                    # Sent marked, as `cogolf bot` sends it: recorded as the seat's fallback.
+                    value = marked(self.fallback(observation), raised(exc))
             else:
                 value = self.policy(observation)
             play = complete_play(value, hole)

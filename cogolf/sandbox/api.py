@@ -50,13 +50,17 @@ class Sandbox(Protocol):
         limits: Limits = DEFAULT_LIMITS,
         label: str = "",
         hash_seed: int | None = None,
+        trusted: bool = False,
     ) -> BatchResult:
         """Load `source`, then call `function(*args)` for each args list, in order.
 
         Returns exactly len(calls) results. `label` names the program in logs only.
         `hash_seed` (0 to 2**32 - 1) fixes string hashing, as PYTHONHASHSEED does;
         None leaves it to the sandbox. After a call that ends the batch (a timeout, a
-        crash), the remaining calls are `NOT_RUN`.
+        crash), the remaining calls are `NOT_RUN`. `trusted` says `source` is our own
+        pure code (a hole's reference): it may answer from a walled worker that serves
+        several batches of it (`sandbox.workers`), never with anything a fresh child
+        would not answer.
         """
         ...
 

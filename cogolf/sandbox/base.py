@@ -29,15 +29,15 @@ from typing import Any
 import structlog
 
 from cogolf.sandbox.api import DEFAULT_LIMITS, BatchResult, Limits, LoadStatus
-from cogolf.sandbox.cgroups import UidGroups, available_bases
+from cogolf.sandbox.cgroups import SANDBOX_PREFIX, UidGroups, available_bases
 from cogolf.sandbox.interpreter import MAX_HASH_SEED, real_python
 from cogolf.sandbox.session import ChildProcess, await_ready, harness_error, run_session
 from cogolf.sandbox.uids import lease_uid
+from cogolf.sandbox.workers import Workers
 
 log = structlog.get_logger(__name__)
 
 PROBE_SOURCE = "def solve():\n    return 1\n"
-GROUP_PREFIX = "py"
 PY_CONTROLLERS = ("pids", "memory")  # CPU comes from /proc: one task per child
 
 
@@ -60,6 +60,7 @@ class _Warm:
     child: ChildProcess
     held: contextlib.ExitStack
     uid: int
+    memory: int | None  # the memory limit its groups were given when it was forked
 
 
 def _cpu_backstop(limits: Limits, calls: Sequence[list[Any]]) -> int:
@@ -105,6 +106,7 @@ class BaseSandbox:
         self._cwd_stamp = 0
         self._started = False
         self._cleanups: set[asyncio.Future[None]] = set()
+        self.workers = Workers(self._worker_child, self._finish)
 
     # --- lifecycle -------------------------------------------------------------
 
@@ -125,7 +127,7 @@ class BaseSandbox:
         await self._start_mode()
         self._started = True
         probe = await self._batch(PROBE_SOURCE, [[]], "solve", DEFAULT_LIMITS, strict=False,
-                                  hash_seed=None)
+                                  hash_seed=self.first_seed)
         if probe.load is LoadStatus.HARNESS_ERROR:
             await self.close()
             raise RuntimeError(f"sandbox ({self.mode}) cannot start: {probe.load_detail}")
@@ -137,10 +139,17 @@ class BaseSandbox:
             log.warning("WEAK SANDBOX: walls missing, running anyway as requested",
                         mode=self.mode, missing=missing)
         log.info("sandbox ready", mode=self.mode, walls=self.walls)
-        self._refill(None)
+        self._refill(self.first_seed)
+
+    @property
+    def first_seed(self) -> int | None:
+        """The hash seed of the first batches: the start-up probe's, and the children
+        forked ahead at start (None: the sandbox's own)."""
+        return None
 
     async def close(self) -> None:
         self._started = False
+        self.workers.close()
         fills = [self._drop_pool(seed) for seed in list(self._pools)]
         for filling in fills:
             if filling is not None:
@@ -170,6 +179,7 @@ class BaseSandbox:
         limits: Limits = DEFAULT_LIMITS,
         label: str = "",
         hash_seed: int | None = None,
+        trusted: bool = False,
     ) -> BatchResult:
         started = time.monotonic()
         if not self._started:
@@ -178,7 +188,8 @@ class BaseSandbox:
             return harness_error(len(calls), f"hash seed {hash_seed} out of range", started)
         try:
             result = await self._batch(source, calls, function, limits,
-                                       strict=not self.accept_weak, hash_seed=hash_seed)
+                                       strict=not self.accept_weak, hash_seed=hash_seed,
+                                       trusted=trusted)
         except Exception as exc:  # the sandbox's own failure, never the program's
             log.exception("sandbox batch failed", mode=self.mode, label=label)
             return harness_error(len(calls), f"{type(exc).__name__}: {exc}", started)
@@ -194,14 +205,19 @@ class BaseSandbox:
 
     async def _batch(self, source: str, calls: Sequence[list[Any]], function: str,
                      limits: Limits, *, strict: bool, hash_seed: int | None,
-                     audit_hook: bool = True) -> BatchResult:
+                     audit_hook: bool = True, trusted: bool = False) -> BatchResult:
         started = time.monotonic()
+        if trusted and strict == self._pool_strict and audit_hook:
+            served = await self.workers.run(source, calls, function, limits, hash_seed, started)
+            if served is not None:
+                return served
         rlimits = {"memory": limits.memory_bytes, "cpu_backstop": _cpu_backstop(limits, calls)}
         warm = self._take_warm(hash_seed) if strict == self._pool_strict and audit_hook else None
         if warm is not None:
             held, child = warm.held, warm.child
             try:
-                self._groups(warm.uid, limits)  # rewrites the memory limit if it differs
+                if limits.memory_bytes != warm.memory:  # its lease held since: else as set
+                    self._groups(warm.uid, limits)
                 child.reader.set_caps(max_line=limits.max_result_line_bytes,
                                       max_total=limits.max_result_bytes)
                 return await run_session(child, source, calls, function=function,
@@ -225,6 +241,28 @@ class BaseSandbox:
             return result
         finally:
             self._finish(child, held)
+
+    async def _worker_child(self, hash_seed: int | None, limits: Limits,
+                            rlimits: dict[str, int]
+                            ) -> tuple[ChildProcess | None, contextlib.ExitStack, bool]:
+        """A walled child for a worker (`workers`), ready or fresh, its lease in the stack."""
+        warm = self._take_warm(hash_seed)
+        if warm is not None:
+            if limits.memory_bytes != warm.memory:
+                self._groups(warm.uid, limits)
+            warm.child.reader.set_caps(max_line=limits.max_result_line_bytes,
+                                       max_total=limits.max_result_bytes)
+            return warm.child, warm.held, True
+        held = contextlib.ExitStack()
+        try:
+            uid = held.enter_context(lease_uid())
+            groups = self._groups(uid, limits)
+            cfg = self._config(uid, groups, strict=self._pool_strict, audit_hook=True,
+                               memory=rlimits["memory"], cpu_backstop=rlimits["cpu_backstop"])
+            return await self._launch(cfg, groups, limits, hash_seed), held, False
+        except Exception:
+            log.exception("starting a sandbox worker failed", mode=self.mode)
+            return None, held, False
 
     def _config(self, uid: int, groups: UidGroups | None, *, strict: bool, audit_hook: bool,
                 memory: int | None, cpu_backstop: int | None) -> dict[str, Any]:
@@ -339,14 +377,14 @@ class BaseSandbox:
                         failures=self._pool_failures)
             return None
         self._pool_failures = 0
-        return _Warm(child, held, uid)
+        return _Warm(child, held, uid, DEFAULT_LIMITS.memory_bytes if groups else None)
 
     def _groups(self, uid: int, limits: Limits) -> UidGroups | None:
         if not self._bases:
             return None
         groups = self._uid_groups.get(uid)
         if groups is None:
-            groups = self._uid_groups[uid] = UidGroups.create(uid, self._bases, GROUP_PREFIX)
+            groups = self._uid_groups[uid] = UidGroups.create(uid, self._bases, SANDBOX_PREFIX)
         # Read back rather than remembered: another server on this machine may have
         # held this uid (and written its own limits) since this one last did.
         if not groups.configured(max_tasks=1, memory_bytes=limits.memory_bytes):

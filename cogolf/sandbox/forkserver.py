@@ -66,6 +66,15 @@ class Zygote:
     def pid(self) -> int | None:
         return self._popen.pid if self._popen else None
 
+    def cpu_seconds(self) -> float:
+        """Its own CPU and that of the children it reaped (from /proc; 0 once gone)."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+            return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, TypeError):
+            return 0.0
+
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -226,15 +235,36 @@ class ForkSandbox(BaseSandbox):
         self._seeded: OrderedDict[int, Zygote] = OrderedDict()
         self._starting_seed: dict[int, asyncio.Lock] = {}
         self._forking: Counter[int | None] = Counter()
+        self._own_starting: asyncio.Lock | None = None
+
+    @property
+    def first_seed(self) -> int | None:
+        # A sandbox for one hash seed (one match) needs no fork server of its own seed.
+        return self.prestart[0] if len(self.prestart) == 1 else None
 
     async def _start_mode(self) -> None:
-        self.zygote = Zygote(self.python, self._work)
-        await self.zygote.start()
+        if self.first_seed is not None:
+            await self._prestart(self.first_seed)
+            if self.first_seed not in self._seeded:
+                raise ZygoteError("fork server did not start")
+            return
+        await self._own_zygote()
         # The seeds matches use are started meanwhile, so no match waits for one.
         for seed in self.prestart:
             task = asyncio.ensure_future(self._prestart(seed))
             self._cleanups.add(task)
             task.add_done_callback(self._cleanups.discard)
+
+    async def _own_zygote(self) -> Zygote:
+        """The fork server of no fixed hash seed, started on first use."""
+        if self._own_starting is None:
+            self._own_starting = asyncio.Lock()
+        async with self._own_starting:
+            if self.zygote is None:
+                zygote = Zygote(self.python, self._work)
+                await zygote.start()
+                self.zygote = zygote
+        return self.zygote
 
     async def _prestart(self, hash_seed: int) -> None:
         try:
@@ -245,6 +275,10 @@ class ForkSandbox(BaseSandbox):
             self._forking[hash_seed] -= 1
             if not self._forking[hash_seed]:
                 del self._forking[hash_seed]
+
+    def helper_cpu_seconds(self) -> float:
+        """CPU of the running fork servers and of the children they reaped, for benchmarks."""
+        return sum(z.cpu_seconds() for z in [self.zygote, *self._seeded.values()] if z)
 
     async def _close_mode(self) -> None:
         zygotes = list(self._seeded.values())
@@ -258,8 +292,7 @@ class ForkSandbox(BaseSandbox):
     async def _zygote_for(self, hash_seed: int | None) -> Zygote:
         """The zygote for `hash_seed`, counted as forking until `_forking` is lowered."""
         if hash_seed is None:
-            assert self.zygote is not None
-            zygote = self.zygote
+            zygote = self.zygote if self.zygote is not None else await self._own_zygote()
         else:
             zygote = self._seeded.get(hash_seed)
             if zygote is None:

@@ -54,6 +54,8 @@ MS_REC = 0x4000
 MS_PRIVATE = 1 << 18
 MNT_DETACH = 2
 
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 PR_GET_SECCOMP = 21
 PR_SET_SECCOMP = 22
@@ -121,6 +123,38 @@ def private_root() -> None:
 
 def no_new_privs() -> None:
     _check("no_new_privs", _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+
+
+def parent_death_signal(signum: int) -> None:
+    """Have the kernel send `signum` to this process when the thread that forked it
+    ends (its parent's death, however it died). Cleared by a change of uid."""
+    _check("pdeathsig", _LIBC.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0))
+
+
+def child_subreaper() -> None:
+    """Orphans of this process's descendants become its children (not init's), for it
+    to reap at once: until reaped, a killed task keeps its place in its uid's pids
+    count and RLIMIT_NPROC."""
+    _check("subreaper", _LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+
+
+def private_mount_namespace() -> None:
+    """A mount namespace of this process's own, nothing mounted in it seen outside.
+    Call it while the process has a single thread (the namespace is per thread)."""
+    _check("mounts", _LIBC.unshare(CLONE_NEWNS))
+    _check("mounts", _LIBC.mount(None, b"/", None, MS_REC | MS_PRIVATE, None))
+
+
+def mount_tmpfs(path: str, size_bytes: int, uid: int, mode: int = 0o700) -> None:
+    """Mount an empty tmpfs of `size_bytes` (rounded up to pages) on `path`, owned by
+    `uid`, no devices, no setuid."""
+    options = f"size={size_bytes},mode={mode:o},uid={uid},gid={uid}".encode()
+    _check("scratch", _LIBC.mount(b"cogolf-scratch", path.encode(), b"tmpfs",
+                                  MS_NOSUID | MS_NODEV, options))
+
+
+def unmount(path: str) -> None:
+    _check("scratch", _LIBC.umount2(path.encode(), MNT_DETACH))
 
 
 def seccomp_available() -> bool:

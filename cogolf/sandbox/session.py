@@ -22,7 +22,7 @@ import select
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,12 +50,17 @@ _LOAD_STATUSES = {s.value: s for s in LoadStatus}
 # A quick call answers within tens of microseconds: waiting this long for it outside
 # the event loop costs other sessions little and this one a future and a wake-up.
 _SPIN_SECONDS = 0.0005
+# Children whose batch is under way in this process. Sharing the server's CPU and
+# waiting outside the event loop both pay only while one batch runs alone: beside
+# another, a pinned child would queue behind the other's work on one core, and a
+# blocking wait would hold up the other's answers.
+_RUNNING: set[ChildProcess] = set()
 # However long a child waited for a CPU, a batch ends after this many times its wall
 # limit of real time.
 _WALL_BACKSTOP = 3.0
 
 
-@dataclass
+@dataclass(eq=False)  # one per process: compared and hashed by identity
 class ChildProcess:
     """A running sandboxed child as the parent sees it."""
 
@@ -196,11 +201,8 @@ class ChildProcess:
         if self.popen is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.popen.wait(timeout=1.0)
-        if self.groups is not None:
-            for _ in range(100):
-                if not self.groups.kill_all():
-                    break
-                await asyncio.sleep(0.01)
+        if self.groups is not None and not await self.groups.end():
+            log.error("sandbox child left tasks behind", pid=self.pid)
 
     def death_detail(self) -> str:
         parts = ["process died"]
@@ -286,7 +288,7 @@ async def _await_line(child: ChildProcess, cpu_limit: float, wall: WallBudget, *
     # CPU used cannot outrun wall time for a single-task child, so no poll is
     # needed until `cpu_limit` of wall time has passed since the mark.
     wait = cpu_limit - (time.monotonic() - child.cpu_mark_at)
-    spin = _SPIN_SECONDS
+    spin = _SPIN_SECONDS if len(_RUNNING) <= 1 else 0.0
     while True:
         remaining_wall = wall.deadline - time.monotonic()
         timeout = max(min(wait, remaining_wall), 0.0)
@@ -358,8 +360,41 @@ async def run_session(
 ) -> BatchResult:
     """One batch on `child`; `ready` when its walls report was already read (a
     pre-forked child), and `rlimits` are the backstops the child sets before loading."""
-    wall = WallBudget(child, limits.wall_seconds_per_batch, started)
-    n = len(calls)
+    with running(child):
+        wall = WallBudget(child, limits.wall_seconds_per_batch, started)
+        failed = await load(child, source, function=function, limits=limits, wall=wall,
+                            rlimits=rlimits, ready=ready, n_calls=len(calls))
+        if failed is not None:
+            return failed
+        return BatchResult(load=LoadStatus.OK, results=await call_all(child, calls, limits, wall),
+                           wall_seconds=time.monotonic() - started)
+
+
+@contextlib.contextmanager
+def running(child: ChildProcess) -> Iterator[None]:
+    """Count `child`'s batch as under way (see `_RUNNING`) while the block runs."""
+    _RUNNING.add(child)
+    if len(_RUNNING) > 1:
+        for other in _RUNNING:
+            if other.pinned:
+                other.unpin()
+    try:
+        yield
+    finally:
+        _RUNNING.discard(child)
+
+
+def pin_if_alone(child: ChildProcess) -> None:
+    if len(_RUNNING) == 1:
+        child.pin()
+
+
+async def load(child: ChildProcess, source: str, *, function: str, limits: Limits,
+               wall: WallBudget, rlimits: dict[str, int], ready: bool,
+               n_calls: int) -> BatchResult | None:
+    """Send the program and wait for its load; None once it is loaded, else the batch's
+    result (every call not run)."""
+    n, started = n_calls, wall.started
     # 1. the program goes into the pipe at once: a fresh child reads it only once its
     # walls are up, which saves a round trip per batch.
     header = {"source": source, "function": function, "max_line": limits.max_result_line_bytes,
@@ -368,7 +403,7 @@ async def run_session(
     # counts from before the walls went up, so it can only be stricter than the limit.
     child.mark_cpu(0.0)
     if ready:
-        child.pin()
+        pin_if_alone(child)
     try:
         await _send(child, header, wall)
     except _Stop as stop:
@@ -377,7 +412,7 @@ async def run_session(
         failure = await await_ready(child, wall.deadline, wall.limit)
         if failure:
             return harness_error(n, failure, started)
-        child.pin()
+        pin_if_alone(child)
 
     # 2. load
     load_cpu = limits.load_cpu_seconds
@@ -391,23 +426,26 @@ async def run_session(
             raise _Stop(CallStatus.CRASH, "protocol violation: bad load status")
         load_detail = field_str(msg, "detail")
     except _Stop as stop:
-        load = LoadStatus.LOAD_TIMEOUT if stop.status is CallStatus.TIMEOUT else LoadStatus.CRASH
-        return BatchResult(
-            load=load, load_detail=stop.detail,
-            results=[CallResult(status=CallStatus.NOT_RUN, detail=f"program {load.value}")] * n,
-            wall_seconds=time.monotonic() - started,
-        )
-    if status is not LoadStatus.OK:
-        return BatchResult(
-            load=status, load_detail=load_detail,
-            results=[CallResult(status=CallStatus.NOT_RUN, detail=f"program {status.value}")] * n,
-            wall_seconds=time.monotonic() - started,
-        )
+        status = LoadStatus.LOAD_TIMEOUT if stop.status is CallStatus.TIMEOUT else LoadStatus.CRASH
+        load_detail = stop.detail
+    if status is LoadStatus.OK:
+        return None
+    return BatchResult(
+        load=status, load_detail=load_detail,
+        results=[CallResult(status=CallStatus.NOT_RUN, detail=f"program {status.value}")] * n,
+        wall_seconds=time.monotonic() - started,
+    )
 
-    # 3. calls, one at a time
+
+async def call_all(child: ChildProcess, calls: Sequence[list[Any]], limits: Limits,
+                   wall: WallBudget, first_seq: int = 0) -> list[CallResult]:
+    """Each call in lockstep on a loaded child, numbered from `first_seq`; after one that
+    ends the child's batch (a timeout, a crash), the rest are not run."""
     results: list[CallResult] = []
+    n = len(calls)
     cpu_limit = limits.cpu_seconds_per_call
-    for seq, args in enumerate(calls):
+    for i, args in enumerate(calls):
+        seq = first_seq + i
         try:
             child.mark_cpu(_MARK_AGE)
             await _send(child, {"seq": seq, "args": list(args)}, wall)
@@ -415,12 +453,11 @@ async def run_session(
                 await _await_line(child, cpu_limit, wall, counted=True), seq))
         except _Stop as stop:
             results.append(CallResult(status=stop.status, detail=stop.detail))
-            rest = f"batch ended at call {seq}: {stop.detail}"
+            rest = f"batch ended at call {i}: {stop.detail}"
             results.extend(CallResult(status=CallStatus.NOT_RUN, detail=rest[:300])
-                           for _ in range(n - seq - 1))
+                           for _ in range(n - i - 1))
             break
-    return BatchResult(load=LoadStatus.OK, results=results,
-                       wall_seconds=time.monotonic() - started)
+    return results
 
 
 def _call_result(msg: dict[str, Any], seq: int) -> CallResult:

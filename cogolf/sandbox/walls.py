@@ -27,7 +27,7 @@ from functools import partial
 import structlog
 
 from cogolf.sandbox import kernel
-from cogolf.sandbox.cgroups import UidGroups, available_bases
+from cogolf.sandbox.cgroups import EXTERNAL_PREFIX, UidGroups, available_bases
 from cogolf.sandbox.uids import lease_uid
 
 __all__ = [
@@ -70,7 +70,6 @@ nothing."""
 
 _POLL_SECONDS = 0.05
 log = structlog.get_logger(__name__)
-EXTERNAL_PREFIX = "ext"
 
 
 @dataclass(frozen=True)
@@ -219,21 +218,6 @@ def _proc_cpu(pid: int) -> float:
         return 0.0
 
 
-async def _until_reaped(groups: UidGroups, timeout: float = 2.0) -> None:
-    """Wait until no task of the run is left, zombies included, so the uid is released
-    clean (orphaned grandchildren are reaped by init, not by this server)."""
-    for _ in range(int(timeout / 0.005)):
-        if not groups.charged_tasks():
-            return
-        groups.kill_all()
-        await asyncio.sleep(0.005)
-    log.warning(
-        "external run left tasks behind",
-        tasks=groups.charged_tasks(),
-        group=groups.dirs.get("pids"),
-    )
-
-
 class WallStartError(Exception):
     """The program could not be started under its walls (a failed wall included)."""
 
@@ -255,21 +239,23 @@ class WalledProcess:
                 return now - self.cpu_base
         return _proc_cpu(self.proc.pid)
 
-    def _kill_tree(self) -> int:
-        with contextlib.suppress(OSError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        return self.groups.kill_all() if self.groups is not None else 0
+    def _kill_tree(self) -> None:
+        if self.proc.returncode is None:  # once reaped, its number may be another's
+            with contextlib.suppress(OSError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        if self.groups is not None:
+            self.groups.kill_all()
 
     async def end(self, wait_task: asyncio.Future[int] | None = None) -> None:
-        """Kill the process group and the cgroup, and wait until every task is reaped."""
+        """Kill the process group and the cgroup, and wait until every task is reaped
+        (orphaned grandchildren are reaped by init, not by this server), at most
+        `cgroups.END_SECONDS` beyond the program's own exit."""
         self._kill_tree()
         await (wait_task if wait_task is not None else self.proc.wait())
-        for _ in range(200):  # leftovers in the cgroup (daemonised children) die too
-            if not self._kill_tree():
-                break
-            await asyncio.sleep(0.01)
-        if self.groups is not None:
-            await _until_reaped(self.groups)
+        # what it left running (daemons that called setsid) dies with the cgroup
+        if self.groups is not None and not await self.groups.end(reaped=True):
+            log.warning("external run left tasks behind", tasks=self.groups.charged_tasks(),
+                        group=self.groups.dirs.get("pids"))
 
     def died_of_memory(self) -> bool:
         """True when the run was killed and its cgroup refused memory meanwhile."""
@@ -291,7 +277,8 @@ async def walled_process(
     pass_fds: Sequence[int] = (),
 ) -> AsyncIterator[WalledProcess]:
     """Start `argv` under `spec` with its own leased uid and cgroups, pipes on all
-    three streams; the uid is released when the block ends (call `end` first).
+    three streams. However the block ends (an error or a cancellation included), the
+    program and everything it started are killed before the uid is released.
     Raises `WallStartError` when it cannot start."""
     bases = available_bases() if os.geteuid() == 0 else {}
     with lease_uid() as uid:
@@ -303,23 +290,36 @@ async def walled_process(
         memory_failures_base = groups.memory_failures() if groups else 0
         if os.geteuid() == 0 and spec.drop_uid:
             _hand_over(spec.writable, uid)
+        spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+            pass_fds=tuple(pass_fds),
+            preexec_fn=partial(
+                enter_walls, spec, uid, tuple(groups.join_paths()) if groups else ()
+            ),
+        ))
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=cwd,
-                env=dict(env),
-                start_new_session=True,
-                pass_fds=tuple(pass_fds),
-                preexec_fn=partial(
-                    enter_walls, spec, uid, tuple(groups.join_paths()) if groups else ()
-                ),
-            )
+            # Shielded: cancelled while its pipes connect, asyncio kills the program
+            # alone and then waits, forever, for pipes its daemons hold.
+            proc = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):  # the start finishes, then it all ends
+                await WalledProcess(await spawn, groups, cpu_base, 0).end()
+            raise
         except Exception as exc:  # includes a failed wall
             raise WallStartError(f"{type(exc).__name__}: {exc}") from exc
-        yield WalledProcess(proc, groups, cpu_base, memory_failures_base)
+        walled = WalledProcess(proc, groups, cpu_base, memory_failures_base)
+        try:
+            yield walled
+        finally:
+            # Again after a normal end (it is cheap then); after an error or a cancel
+            # (Ctrl-C) the first time. Interrupted itself, the lease's end still kills.
+            await walled.end()
 
 
 def start_failed(message: str, started: float) -> ExternalRun:
@@ -384,18 +384,23 @@ async def _supervise(
     reason = "exit"
     deadline = started + wall_seconds
     wait_task = asyncio.ensure_future(proc.wait())
-    while not wait_task.done():
-        await asyncio.wait([wait_task], timeout=_POLL_SECONDS)
-        if wait_task.done() or proc.returncode is not None:
-            # exited; what it left running (holding the pipes) dies with the group
+    try:
+        while not wait_task.done():
+            await asyncio.wait([wait_task], timeout=_POLL_SECONDS)
+            if wait_task.done() or proc.returncode is not None:
+                # exited; what it left running (holding the pipes) dies with the group
+                break
+            if walled.cpu_used() > cpu_seconds:
+                reason = "cpu"
+            elif time.monotonic() > deadline:
+                reason = "wall"
+            else:
+                continue
             break
-        if walled.cpu_used() > cpu_seconds:
-            reason = "cpu"
-        elif time.monotonic() > deadline:
-            reason = "wall"
-        else:
-            continue
-        break
+    except BaseException:  # cancelled (Ctrl-C): `walled_process` ends the run
+        for task in (out_task, err_task, feed_task, wait_task):
+            task.cancel()
+        raise
     await walled.end(wait_task)
     feed_task.cancel()
     try:

@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -82,6 +82,7 @@ def create_app(
     admin_token: str | None = None,
     single: HostedGame | None = None,
     pages: Pages | None = None,
+    routes: list[BaseRoute] | None = None,
 ) -> Starlette:
     def match_links(hosted: HostedGame, root: str) -> dict[str, str]:
         ws_root = "ws" + root[4:] if root.startswith("http") else root
@@ -263,7 +264,9 @@ def create_app(
             with contextlib.suppress(Exception):
                 await websocket.close()
 
+    extra = list(routes or [])
     routes = [
+        *extra,
         Route("/healthz", healthz),
         Route("/matches", create_match, methods=["POST"]),
         Route("/matches", list_matches, methods=["GET"]),

@@ -90,6 +90,7 @@ COGOLF_LIVE: dict[str, Allow] = {
         "errors",
         "wrong_hole",
         "at",
+        "fallback_detail",
         tests=dict.fromkeys(("name", "args", "expect", "why"), True),
     ),
     "test_verdict": _keys(
@@ -213,9 +214,13 @@ _GOLF_HEADER = (
 GOLF_LIVE: dict[str, Allow] = {
     # the course's holes are public; the model name is the seat's real name
     "header": _keys(*_GOLF_HEADER, config=_GOLF_CONFIG_LIVE),
-    "hole_start": _keys("hole", "key", "at"),
+    "hole_start": _keys(
+        "hole", "key", "at", "title", "description", "signature",
+        public_tests=dict.fromkeys(("args", "expect"), True),
+    ),
     "submission": _keys(
-        "hole", "key", "source", "origin", "fallback_cause", "attempts_used", "errors", "wrong_hole"
+        "hole", "key", "source", "origin", "fallback_cause", "attempts_used", "errors",
+        "wrong_hole", "fallback_detail",
     ),
     "hole_score": _keys("hole", "key", "total", "at", result=_HOLE_RESULT),
     "episode_end": True,

@@ -165,6 +165,13 @@ class PacedWebSocket(WebSocketsSansIOProtocol):
         if not self.transport.is_closing():
             self._pump()
 
+    async def send(self, message: Any) -> None:
+        await super().send(message)
+        if message["type"] == "websocket.http.response.body" and not message.get("more_body"):
+            # A refusal (403, 409, 410, 429) was sent in full; uvicorn would still log an
+            # error ("returned without completing handshake") for each one.
+            self.handshake_complete = True
+
     async def receive(self) -> Any:
         message = await self.queue.get()
         if self.queue.empty():

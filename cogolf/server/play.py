@@ -26,6 +26,7 @@ from typing import Protocol
 import structlog
 
 from cogolf import messages as m
+from cogolf.sandbox.stop import stop_process
 from cogolf.server.requests import CreateMatch
 from cogolf.server.run import RunningServer
 
@@ -116,11 +117,10 @@ class ProcessSeat:
             return None
         if not failed:
             with contextlib.suppress(TimeoutError):
-                return await asyncio.wait_for(proc.wait(), timeout=BOT_EXIT_GRACE)
-        # A failed match's other bots would only retry a match that is gone.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, 9)
-        return await proc.wait()
+                await asyncio.wait_for(proc.wait(), timeout=BOT_EXIT_GRACE)
+        # A failed match's other bots would only retry a match that is gone. Asked to
+        # stop first: a walled bot's launcher then ends its bot's whole cgroup.
+        return await stop_process(proc)
 
 
 async def play_on_server(

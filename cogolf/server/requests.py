@@ -49,7 +49,7 @@ class CreateMatch(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     deck: str | None = None
     tokens: list[str] | None = None  # for operators who hand out tokens themselves
     match_id: str | None = None
-    hash_seed: int | None = None  # PYTHONHASHSEED of the match's programs (default: from its id)
+    hash_seed: int | None = None  # PYTHONHASHSEED of the match's programs (default: from its seed)
 
 
 class RequestError(ValueError):

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import ipaddress
 import resource
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +29,7 @@ from cogolf.game import HostedGame, LiveGame
 from cogolf.runtime.batch_queue import QueuedSandbox
 from cogolf.sandbox import make_sandbox
 from cogolf.sandbox.api import Sandbox
+from cogolf.server.addons import Addon
 from cogolf.server.app import create_app
 from cogolf.server.guard import ConnectionGuard, protocols
 from cogolf.server.pages import Pages
@@ -59,6 +63,7 @@ class ServeOptions:
     descriptor_reserve: int = 128  # descriptors never given to connections (see `backlog`)
     max_sandbox_batches: int | None = None  # batches run at once (default 2 per core, >= 4)
     pages: Pages | None = None  # the browser's pages (`cogolf.pages.routes.SITE`), if served
+    addons: list[Addon] = field(default_factory=list)  # parts hosted beside (the ladder)
 
 
 def raise_descriptor_limit() -> int:
@@ -83,6 +88,7 @@ class RunningServer:
     _sandbox: Sandbox
     _own_sandbox: bool
     guard: ConnectionGuard | None = None
+    addons: list[Addon] = field(default_factory=list)
     _closed: bool = field(default=False)
 
     @property
@@ -100,6 +106,8 @@ class RunningServer:
         if self._closed:
             return
         self._closed = True
+        for addon in self.addons:
+            await addon.stop()
         self._server.should_exit = True
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
@@ -108,7 +116,48 @@ class RunningServer:
             await self._sandbox.close()
 
 
+class ListenError(OSError):
+    """The server cannot listen where it was asked to; the message says why and what to do."""
+
+
+_LISTEN_HINTS = {
+    errno.EADDRINUSE: "the address is already in use (is another server running there?); "
+    "choose another --port, or 0 for any free one",
+    errno.EACCES: "permission denied (ports below 1024 need privileges): choose a higher --port",
+    errno.EADDRNOTAVAIL: "this machine has no such address: check --host",
+}
+
+
+def listen_socket(host: str, port: int, backlog: int = 64) -> socket.socket:
+    """The listening socket, opened here so that a failure is one clear error, before
+    the sandbox or anything else has started."""
+    try:
+        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+    except ValueError:
+        family = socket.AF_INET  # a host name, e.g. localhost
+    try:
+        return socket.create_server((host, port), family=family, backlog=backlog)
+    except socket.gaierror:
+        raise ListenError(f"cannot listen on {host}:{port}: the host {host!r} does not resolve "
+                          "(check --host)") from None  # fmt: skip
+    except OverflowError:
+        raise ListenError(f"cannot listen on port {port}: ports are 0 to 65535") from None
+    except OSError as exc:
+        why = _LISTEN_HINTS.get(exc.errno or 0, exc.strerror or str(exc))
+        raise ListenError(f"cannot listen on {host}:{port}: {why}") from None
+
+
 async def start_server(options: ServeOptions) -> RunningServer:
+    """Raises ListenError when the address cannot be listened on (nothing started then)."""
+    listener = listen_socket(options.host, options.port)
+    try:
+        return await _start(options, listener)
+    except BaseException:
+        listener.close()
+        raise
+
+
+async def _start(options: ServeOptions, listener: socket.socket) -> RunningServer:
     descriptors = raise_descriptor_limit()
     own = options.sandbox is None
     inner = options.sandbox or make_sandbox(
@@ -136,7 +185,13 @@ async def start_server(options: ServeOptions) -> RunningServer:
             tokens = list(options.single.tokens or [])
         else:
             single, tokens = registry.create(options.single)
-    app = create_app(registry, admin_token=options.admin_token, single=single, pages=options.pages)
+    app = create_app(
+        registry,
+        admin_token=options.admin_token,
+        single=single,
+        pages=options.pages,
+        routes=[r for addon in options.addons for r in addon.routes()],
+    )
     room = max(8, descriptors - options.descriptor_reserve)
     guard = ConnectionGuard(
         max_connections=min(options.max_connections, room),
@@ -166,7 +221,7 @@ async def start_server(options: ServeOptions) -> RunningServer:
         backlog=64,
     )
     server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[listener]))
     while not server.started:
         if task.done():
             await task  # surfaces a bind error
@@ -174,8 +229,11 @@ async def start_server(options: ServeOptions) -> RunningServer:
         await asyncio.sleep(0.01)
     sock = server.servers[0].sockets[0]
     host, port = sock.getsockname()[:2]
+    url = f"http://{host}:{port}"
+    for addon in options.addons:
+        await addon.start(registry, url)
     return RunningServer(
-        url=f"http://{host}:{port}",
+        url=url,
         registry=registry,
         single=single,
         single_tokens=tokens,
@@ -184,4 +242,5 @@ async def start_server(options: ServeOptions) -> RunningServer:
         _sandbox=sandbox,
         _own_sandbox=own,
         guard=guard,
+        addons=list(options.addons),
     )

@@ -31,3 +31,15 @@ class Counting:
         play = _literalist(observation)
         play["note"] = f"hole number {self.seen} for this instance"
         return play
+
+
+def golf_by_hole(observation):
+    """Golf: hole 1 raises, hole 2 returns junk, hole 3 hangs, every other hole passes."""
+    hole = observation["hole"]
+    if hole == 1:
+        raise ValueError("no golf today")
+    if hole == 2:
+        return 42  # neither source text nor {"source": ...}
+    if hole == 3:
+        time.sleep(30)
+    return {"source": None}

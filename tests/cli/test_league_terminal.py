@@ -1,5 +1,6 @@
 """`league run` on a terminal: log lines never share a line with the progress bar,
-and the standings say who an entrant is tied with (issue 18)."""
+and the standings say who an entrant is tied with (issue 18) and who has too few matches
+to say (issue 22)."""
 
 from __future__ import annotations
 
@@ -114,9 +115,18 @@ def test_log_lines_stay_off_the_progress_bar() -> None:
             ],
             folder,
         )
+        doc = json.loads((folder / "league" / "tty" / "standings.json").read_text())
     finally:
         shutil.rmtree(folder)
     shown = screen(raw.replace("\r\n", "\n"))
+    # Two matches each: the intervals are wide, and the table says too few to tell.
+    rated = doc["games"]["cogolf"]["ratings"]["entrants"]
+    assert [r["too_few_matches"] for r in rated] == [True, True]
+    ped = next(r for r in rated if r["name"] == "ped")  # lit is the anchor: 1000 by definition
+    assert ped["low"] < 1000 < ped["high"] and ped["high"] - ped["low"] > 600
+    rows = [line for line in shown if re.match(r"\s*\d=?\s+(lit|ped)\s+\d+\.\d\s", line)]
+    assert len(rows) == 2 and all("too few matches" in line for line in rows), shown
+    assert any("too few matches: under 4 scored matches" in line for line in shown)
     bars = [line for line in shown if re.search(r"\[[#-]{24}\] \d+/2", line)]
     logs = [line for line in shown if "[info" in line or "[warning" in line]
     assert bars and logs, shown
@@ -172,6 +182,8 @@ def test_standings_name_who_is_tied_with_whom() -> None:
         assert sorted(row["tied_with"]) == sorted(overlapping)
     assert any(r["tied_with"] for r in rated.values())  # this night has ties to show
     assert "br+ breaches made" in done.stdout and "par: hidden par cases" in done.stdout
+    assert "too few matches" not in done.stdout  # four matches each
+    assert not any(r["too_few_matches"] for r in rated.values())
     table = done.stdout.split("Ratings")[1].split("Head to head")[0].splitlines()
     header = next(line for line in table if line.startswith("#"))
     at = header.index("tied with")

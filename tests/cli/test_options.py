@@ -200,3 +200,21 @@ def test_the_scorecard_keeps_whole_aliases_and_words_for_fallbacks(tmp_path: Pat
     assert header.split()[2:10] == ["Ash", "Basil"] * 4
     assert "fallbacks 2 (host_error 2)" in card and "{" not in card
     assert "par fails:" in card and "illegal:" in card  # the legend
+
+
+def test_doctor_shows_what_league_bots_need_and_ends_with_a_verdict():
+    done = cogolf("doctor", "--sandbox", "spawn")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    head = lines.index("league bot walls (every bot process of a night):")
+    needs = [line.split()[0] for line in lines[head + 1 : -1]]
+    assert needs == ["root", "cgroups", "landlock", "bot", "packages"]  # "bot interpreter"
+    assert lines[-1] == "verdict: OK: the sandbox holds every wall; league bots run walled"
+    from cogolf.commands.doctor import _verdict
+
+    weak = [{"mode": "fork", "walls": {"seccomp": "missing: off"}, "checks": []}]
+    assert _verdict(weak, False, [{"need": "root", "ok": False, "detail": ""}]) == (
+        "verdict: WEAK: the sandbox (fork) is weaker than designed here, so the server refuses "
+        "to run unless started with --accept-weak-sandbox; league bots run without their walls "
+        "(missing: root)"
+    )

@@ -122,9 +122,10 @@ def test_a_policy_file_bots_cannot_read_is_reported_before_the_night(tmp_path: P
     assert ":11: entrant[1].policy:" in message and "not readable by every user" in message
 
 
-def test_a_policy_that_raises_on_import_is_reported_at_its_line(tmp_path: Path):
-    (tmp_path / "boom.py").write_text("raise RuntimeError('no')\n")
-    message = error_of(tmp_path, GOOD.replace('policy = "pedant"', 'policy = "boom.py:play"'))
+def test_a_policy_that_raises_on_import_is_reported_at_its_line(bot_dir: Path):
+    # Loaded behind the bot's walls, as its bot would load it: the file must be readable.
+    (bot_dir / "boom.py").write_text("raise RuntimeError('no')\n")
+    message = error_of(bot_dir, GOOD.replace('policy = "pedant"', 'policy = "boom.py:play"'))
     assert ":11: entrant[1].policy:" in message and "RuntimeError: no" in message
 
 

@@ -95,7 +95,7 @@ def test_a_bot_that_dies_at_start_costs_its_start_up_not_a_timeout(
     deck = check_night(night)
     progress = io.StringIO()
     options = RunOptions(replays_root=tmp_path / "replays", league_root=tmp_path / "league",
-                         parallel=1, samples=10)
+                         parallel=1)
     started = time.monotonic()
     run = asyncio.run(run_night(night, deck, options, progress))
     elapsed = time.monotonic() - started

@@ -203,6 +203,19 @@ def test_a_bot_that_dies_before_connecting_says_why(hostile_night: dict[str, Any
     assert "ModuleNotFoundError: No module named 'websockets'" in run.stderr
     logs = sorted((hostile_night["dir"] / "logs").glob("*.broken.log"))
     assert logs and all("No module named 'websockets'" in p.read_text() for p in logs)
+    # One line per void match: the cause, the log's last line and where the log is; the
+    # traceback stays in the log (and the void marker), not around the progress.
+    voids = [ln for ln in run.stderr.splitlines() if " void (" in ln]
+    assert len(voids) == 4 and "Traceback" not in run.stderr, run.stderr
+    for line in voids:
+        mid = line.split()[1]
+        seat = 0 if mid.startswith("hostile-broken-vs-") else 1
+        log = hostile_night["dir"] / "logs" / f"{mid}.broken.log"
+        assert line.startswith(
+            f"match {mid} void (seat {seat}: bot exited with code 1 before connecting (broken): "
+            f"ModuleNotFoundError: No module named 'websockets' (log: {log}))"
+        ), line
+    assert "ASGI callable" not in run.stderr  # refused late seats are no server error
 
 
 def test_an_entrant_with_only_void_matches_is_unrated(hostile_night: dict[str, Any]):
@@ -293,6 +306,9 @@ def test_standings_of_a_folder_without_its_key_count_no_solo_result_and_still_ve
     assert st.returncode == 0, st.stderr
     doc = json.loads(out.read_text())
     assert doc["games"]["cogolf"]["matches"]["played"] == 2  # re-resolved, both verify
+    # Its plan cannot be checked without the key either: the night is unplanned, and says so.
+    assert doc["games"]["cogolf"]["plan"] is None
+    assert any(p.startswith("plan.json: the signature does not match") for p in doc["problems"])
     assert (folder / KEY_NAME).stat().st_mode & 0o777 == 0o600
 
 
@@ -406,3 +422,15 @@ def test_a_bots_log_keeps_only_its_tail(bot_dir: Path):
     assert len(text) <= LOG_CAP + 100
     assert text.startswith("[cogolf] ") and "earlier bytes dropped" in text.splitlines()[0]
     assert text.rstrip().endswith("line 199999")
+
+
+def test_a_published_void_match_says_why(hostile_night: dict[str, Any], tmp_path: Path):
+    site = tmp_path / "site"
+    run = league("publish", str(hostile_night["dir"]), "--out", str(site), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr  # its standings found from the night itself
+    voids = [v["match_id"] for v in hostile_night["standings"]["games"]["cogolf"]["void"]]
+    assert voids
+    for mid in voids:
+        page = (site / "matches" / f"{mid}.html").read_text()
+        assert "This match does not count" in page and "before connecting" in page
+        assert f'href="matches/{mid}.html"' in (site / "index.html").read_text()

@@ -20,6 +20,7 @@ from cogolf.league.checks import check_night
 from cogolf.league.executors import play_with_retry, run_jobs
 from cogolf.league.jobs import MatchJob
 from cogolf.league.night import parse_night
+from cogolf.league.planfile import PLAN_NAME, PlanError
 from cogolf.league.play import play_match
 from cogolf.league.runner import RunOptions, run_night
 from cogolf.league.schedule import schedule
@@ -197,6 +198,11 @@ def test_void_matches_are_recorded_never_scored_and_played_again(tmp_path: Path)
     assert len(game["void"]) == 12 and all("PlayError" in v["cause"] for v in game["void"])
     assert all(r["matches"] == 0 and r["points"] == 0 and r["void"] == 6 for r in game["table"])
     assert len(list((tmp_path / "replays" / "voidnight").glob("*.void.json"))) == 12
+    # The pack is part of the plan: a night planned with another one is refused...
+    with pytest.raises(PlanError, match="deck_digest 'sha256:1111"):
+        asyncio.run(run_night(night, deck, options, io.StringIO()))
+    # ...until its plan is removed; then the void matches are played again.
+    (tmp_path / "replays" / "voidnight" / PLAN_NAME).unlink()
     second = asyncio.run(run_night(night, deck, options, io.StringIO()))
     assert second.void == [] and len(second.outcomes) == 12
     assert second.standings["games"]["cogolf"]["matches"]["void"] == 0
@@ -235,10 +241,20 @@ def test_bench_on_ray_starts_a_server_per_worker_not_per_match(tmp_path: Path):
 
 @pytest.mark.slow
 def test_ray_night_plays_on_a_server_per_worker_the_replays_of_the_local_executor(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ):
     pytest.importorskip("ray")
+    from cogolf.league import ray_executor
     from cogolf.league.ray_executor import RayAttempt
+
+    checked: list[str] = []
+
+    def counted(policy: str, deck_dir: Path) -> str | None:
+        checked.append(policy)
+        return real(policy, deck_dir)
+
+    real = ray_executor.policy_problem
+    monkeypatch.setattr(ray_executor, "policy_problem", counted)
 
     night = parse_night(write_night(tmp_path, "rayed", holes=1))
     night = replace(night, entrants=night.entrants[:3])
@@ -250,6 +266,8 @@ def test_ray_night_plays_on_a_server_per_worker_the_replays_of_the_local_executo
         b = asyncio.run(run_night(night, deck, rayed, io.StringIO(), attempt=attempt, in_flight=64))
     assert b.void == [] and len(b.outcomes) == 6
     assert a.standings_path.read_bytes() == b.standings_path.read_bytes()
+    # Each entrant's policy was loaded once for the night, by the driver, not per match.
+    assert sorted(checked) == sorted(e.policy for e in night.entrants)
     # Two workers: at most one server each, and one bot process per entrant per worker.
     assert attempt.stats["workers"] == 2 and attempt.stats["matches"] == 6
     assert 1 <= attempt.stats["server_starts"] <= 2

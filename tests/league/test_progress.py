@@ -39,7 +39,7 @@ def test_plain_lines_name_the_match_leader_and_times():
     lines = out.getvalue().splitlines()
     assert lines[0] == "night: 4 matches, 1 already done, 3 to play"
     assert lines[1] == "match m2 5:-5  2/4  leader a (3 pts, +6)  elapsed 0:10  left ~0:20"
-    assert lines[2].startswith("match m3 void (attempt 1: boom; attempt 2: boom)  3/4")
+    assert lines[2].startswith("match m3 void (boom)  3/4")  # the last attempt's cause
     assert lines[2].endswith("elapsed 0:20  left ~0:10")
 
 
@@ -68,3 +68,74 @@ def test_the_line_counts_void_matches_and_retried_attempts():
     assert "1/3 (1 void, 1 retried)  leader -  elapsed 0:30  left ~1:00" in lines[1]
     assert lines[2].endswith("2/3 (1 void, 1 retried)  leader a (3 pts, +2)  elapsed 0:40  "
                              "left ~0:20")
+
+
+FAILED_SEAT = (
+    "attempt 1: PlayError: seat 1: bot exited with code 1 before connecting (b); the last "
+    "lines of logs/m1.b.log:\n    Traceback (most recent call last):\n      File \"b.py\", "
+    "line 2\n    ModuleNotFoundError: No module named 'x'; attempt 2: PlayError: seat 1: bot "
+    "exited with code 1 before connecting (b); the last lines of logs/m1.b.log:\n    "
+    "Traceback (most recent call last):\n    ModuleNotFoundError: No module named 'x'"
+)
+
+
+def test_a_void_match_is_one_line_with_the_logs_last_line_and_where_the_log_is():
+    from pathlib import Path
+
+    from cogolf.league.progress import MAX_CAUSE, void_line
+
+    assert void_line(FAILED_SEAT, Path("replays/n")) == (
+        "seat 1: bot exited with code 1 before connecting (b): ModuleNotFoundError: No module "
+        "named 'x' (log: replays/n/logs/m1.b.log)"
+    )
+    assert void_line("attempt 1: a\x1b[2Jb; attempt 2: " + "y" * 1000)[:3] == "yyy"
+    assert len(void_line("attempt 1: " + "y" * 1000)) == MAX_CAUSE
+    assert "\x1b" not in void_line("attempt 1: a\x1b[2Jb")
+    # On a terminal the line goes above the bar, which stays one redrawn line.
+    out = io.StringIO()
+    p = Progress(2, out, tty=True, clock=Clock(), logs_root=Path("replays/n"))
+    p.start()
+    p.finished("m1", result(["a", "b"], [0, 0]), None)
+    p.finished("m2", None, FAILED_SEAT)
+    text = out.getvalue()
+    assert "\rmatch m2 void: seat 1: bot exited" in text.replace("\x1b[2K", "")
+    assert text.count("Traceback") == 0 and text.endswith("\n")
+
+
+def test_the_progress_file_names_the_matches_in_play_and_the_time_left(tmp_path):
+    import asyncio
+    import json
+
+    from cogolf.league.executors import run_jobs
+    from cogolf.league.progress_file import write_progress
+
+    clock = Clock()
+    p = Progress(3, io.StringIO(), tty=False, clock=clock)
+    seen: list[list[str]] = []
+
+    class Job:
+        def __init__(self, match_id: str) -> None:
+            self.match_id = match_id
+
+    def started(job: Job) -> None:
+        p.started_match(job.match_id)
+        write_progress(tmp_path, "n", p, "matches", 0)
+
+    async def attempt(job: Job, folder: object) -> object:
+        seen.append(json.loads((tmp_path / "progress.json").read_text())["playing"])
+        raise RuntimeError("no match here")  # void: the test is about the file
+
+    def done(outcome: object) -> None:
+        clock.now += 10
+        p.finished(outcome.match_id, None, outcome.void_cause)  # type: ignore[attr-defined]
+        write_progress(tmp_path, "n", p, "matches", 0)
+
+    asyncio.run(run_jobs([Job("m1"), Job("m2")], tmp_path, attempt=attempt, parallel=1,
+                         on_done=done, on_start=started))  # type: ignore[arg-type]
+    assert seen == [["m1"], ["m1"], ["m2"], ["m2"]]  # each in play while tried (twice)
+    doc = json.loads((tmp_path / "progress.json").read_text())
+    assert doc["playing"] == [] and doc["elapsed_seconds"] == 20.0
+    assert doc["eta_seconds"] == 10.0  # 10 s a match, one left
+    p.solo = (2, 5)
+    write_progress(tmp_path, "n", p, "solo", 0)
+    assert json.loads((tmp_path / "progress.json").read_text())["solo"] == {"done": 2, "total": 5}

@@ -142,6 +142,23 @@ def test_a_night_of_all_four_games_gives_the_combined_table(tmp_path: Path) -> N
         {"entrant": "carol", "missing": ["commit0", "project"], "has": ["cogolf", "golf"]}]
     for heading in ("Golf: python", "Commit-0", "Project", "Combined", "carol: missing"):
         assert heading in first.stdout
+    # Every number says why: Commit-0's counts (and status), each project attempt's checks.
+    detail = {r["entrant"]: r["detail"]["textkit"] for r in games["commit0"]["table"]}
+    assert detail["alice"]["passed"] == detail["alice"]["total"] > 0
+    assert detail["bob"]["passed"] == 0 and detail["bob"]["total"] == detail["alice"]["total"]
+    n = detail["alice"]["total"]
+    assert f"1.000 ({n}/{n})" in first.stdout and f"0.000 (0/{n})" in first.stdout
+    from cogolf.pages.nights import NightFolders
+    from cogolf.pages.nights_render import render_night
+    from cogolf.pages.nights_view import build_night
+
+    page = render_night(build_night(NightFolders(league, replays), "solo", lambda mid: mid))
+    assert f'<span class="why">{n}/{n} tests</span>' in page
+    assert f'<span class="why">0/{n} tests' in page
+    assert '<span class="why">#1 1.00 F' in page and " S" in page  # an attempt's checks
+    # The night's page followed the solo phase: every result done, none left.
+    progress = json.loads((folder / "progress.json").read_text())
+    assert progress["solo"]["done"] == progress["solo"]["total"] > 0
 
     # Resumed: every result is kept, and the standings do not change by a byte.
     before = standings.read_bytes()

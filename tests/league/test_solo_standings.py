@@ -4,6 +4,7 @@ ranks and ties, and result files that do not belong to the night."""
 from __future__ import annotations
 
 import random
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -17,12 +18,11 @@ from cogolf.league.publish import standings_for_dir
 from cogolf.league.records import read_night_dir
 from cogolf.league.results import read_results
 from cogolf.league.standings import compute, to_json
-from cogolf.league.table import render
+from cogolf.league.table import render, render_combined
 
 from .solo_synth import SoloResult, write_manifest, write_solo
 from .synth import SynthMatch, write_match
 
-SAMPLES = 20
 NIGHT = "n"
 NAMES = ["alpha", "beta", "gamma", "delta"]
 COURSES = ["python", "racket"]
@@ -88,8 +88,8 @@ def test_every_table_is_byte_identical_in_any_file_order(
         one, two = Path(tmp) / NIGHT, Path(tmp) / "other" / NIGHT
         _write(one, matches, results)
         _write(two, matches, results, rng)  # other creation order and replay file names
-        first = standings_for_dir(one, samples=SAMPLES)
-        second = standings_for_dir(two, samples=SAMPLES)
+        first = standings_for_dir(one)
+        second = standings_for_dir(two)
         assert to_json(first) == to_json(second)
         assert render(first) == render(second)
         # The pure function too, fed its records in another order.
@@ -97,7 +97,7 @@ def test_every_table_is_byte_identical_in_any_file_order(
         records.played.reverse()
         for lst in solo.results.values():
             rng.shuffle(lst)
-        assert to_json(compute(records, samples=SAMPLES, solo=solo)) == to_json(first)
+        assert to_json(compute(records, solo=solo)) == to_json(first)
     _check_combined(first)
 
 
@@ -130,6 +130,13 @@ def test_equal_mean_ranks_share_a_rank_and_incomplete_entrants_move_no_one() -> 
         (3, "c", 3.0, {"cogolf": 3, "golf": 3}),
     ]
     assert doc["incomplete"] == [{"entrant": "d", "missing": ["golf"], "has": ["cogolf"]}]
+    # Beside them, each game's own table's rank: d (incomplete) is first in Cogolf's.
+    assert [r["table_ranks"] for r in doc["table"]] == [
+        {"cogolf": 2, "golf": 2}, {"cogolf": 3, "golf": 1}, {"cogolf": 4, "golf": 3}
+    ]
+    text = "\n".join(render_combined(doc))
+    assert re.search(r"^\s*1\s+a\s+1\.500\s+2 \(1\)\s+2$", text, re.M), text
+    assert re.search(r"^\s*3\s+c\s+3\.000\s+4 \(3\)\s+3$", text, re.M), text
 
 
 def test_equal_game_keys_share_the_game_rank() -> None:
@@ -159,7 +166,7 @@ def test_files_that_do_not_belong_are_problems_not_rows(tmp_path: Path) -> None:
     write_solo(d, NIGHT, SoloResult("project", "alpha", "csv_importer", 1.0, 2))
     write_solo(d, NIGHT, SoloResult("project", "alpha", "csv_importer", 1.0, 3))  # beyond 2
     (d / "commit0" / "alpha.broken.json").write_text("{not json")
-    doc = standings_for_dir(d, samples=SAMPLES)
+    doc = standings_for_dir(d)
     problems = "\n".join(doc["problems"])
     assert "golf/copy.json: the file name does not match" in problems
     assert "'zed' is not an entrant of the night" in problems

@@ -39,9 +39,16 @@ def test_a_full_config_is_read(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        ({"model": "m"}, "Object missing required field `provider`"),
-        ({**BASE, "provider": "acme"}, "Invalid enum value 'acme' - at `$.provider`"),
-        ({**BASE, "modle": "x"}, "unknown field `modle`"),
+        ({"model": "m"}, "missing required field 'provider': openai or anthropic (openai for any"),
+        ({**BASE, "provider": "acme"}, "provider: 'acme' is not a provider: openai or anthropic"),
+        ({**BASE, "provider": 3}, "provider: int is not a provider: openai or anthropic"),
+        (
+            {**BASE, "modle": "x", "tempreture": 1},
+            "modle: unknown field (did you mean 'model'?); tempreture: unknown field (did you "
+            "mean 'temperature'?) (the fields: provider, model, base_url, api_key_env, "
+            "temperature, max_output_tokens, request_timeout, extra, input_price_per_mtok, "
+            "output_price_per_mtok)",
+        ),
         ({**BASE, "temperature": 3}, "Expected `float` <= 2"),
         ({**BASE, "max_output_tokens": 0}, "Expected `int` >= 1 - at `$.max_output_tokens`"),
         ({**BASE, "request_timeout": -1}, "Expected `float` > 0"),

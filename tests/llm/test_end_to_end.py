@@ -94,8 +94,10 @@ def test_a_cogolf_match_on_cogolf_serve_between_two_llm_seats(fake, tmp_path):
         pedant = DECK.specs[key].baselines["pedant"].impl
         literalist = DECK.specs[key].baselines["literalist"].impl
         assert subs[(hole, 0)]["impl"] == pedant  # the model's play, every hole
-        assert subs[(hole, 0)]["source"] == "seat" and subs[(hole, 1)]["source"] == "seat"
-        # hole 1: the reply came too late, so the bot sent the literalist in time itself
+        assert subs[(hole, 0)]["source"] == "seat"
+        # hole 1: the reply came too late, so the bot sent the literalist in time itself,
+        # marked as its own fallback
+        assert subs[(hole, 1)]["source"] == ("seat_fallback" if hole == 1 else "seat")
         assert subs[(hole, 1)]["impl"] == (literalist if hole == 1 else pedant)
         assert subs[(hole, 1)]["attempts"] == 1  # never the server's retry or fallback
     assert lines[-1]["kind"] == "result" and lines[-1]["reason"] == "complete"
@@ -263,7 +265,9 @@ def test_an_in_process_llm_seat_gives_up_within_the_deadline(fake, tmp_path):
     assert r.returncode == 0, r.stderr
     (replay,) = replays.glob("*.ndjson")
     (sub,) = [x for x in records(replay) if x["kind"] == "submission" and x["slot"] == 0]
-    assert (sub["source"], sub["attempts"], sub["errors"]) == ("seat", 1, [])
+    assert (sub["source"], sub["attempts"], sub["errors"]) == ("seat_fallback", 1, [])
+    assert sub["fallback_cause"] == "llm_no_reply"
+    assert "fallbacks 1 (llm_no_reply 1)" in r.stdout
     (start,) = [x for x in records(replay) if x["kind"] == "hole_start"]
     literalist = baseline_play(load_public(), start["spec_key"], "literalist")
     assert sub["impl"] == literalist["impl"]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,7 +53,7 @@ def test_inline_and_path_entrants_become_llm_policies(tmp_path):
         ),
         (
             'llm = { provider = "openai", model = "m", tempreature = 1 }',
-            "unknown field `tempreature`",
+            "tempreature: unknown field (did you mean 'temperature'?) (the fields: provider,",
         ),
         ('llm = "nowhere.toml"', "entrant[1].llm:"),
         ("llm = 3", "must be a path to a config file or an inline table, got int"),
@@ -134,6 +136,8 @@ def test_a_night_with_an_llm_entrant_shows_its_tokens_and_cost(fake, tmp_path):
 def test_an_llm_entrant_plays_the_nights_golf_live_and_is_scored_like_anyone(fake, tmp_path):
     config = write_config(tmp_path / "gpt.toml", fake, "anthropic", "golfer")
     fake.script("golfer", Step("```python\nf=lambda s:s[::-1]\n```"))  # the first hole
+    # The second hole: the provider refuses the request, so the seat passes it, marked.
+    fake.script("golfer", Step('{"error": {"message": "bad request"}}', status=400))
     night = tmp_path / "night.toml"
     text = NIGHT.format(llm=f'llm = "{config.name}"').replace(
         "parallel = 2\n", 'parallel = 2\n\n[golf]\ncourses = ["python"]\n'
@@ -154,6 +158,9 @@ def test_an_llm_entrant_plays_the_nights_golf_live_and_is_scored_like_anyone(fak
     assert (played / ".complete").is_file()
     (row,) = json.loads(run.stdout)["games"]["golf"]["per_course"]["python"]
     assert (row["entrant"], row["holes_passed"], row["official_bytes"]) == ("gpt", 1, 18)
+    # The hole without a usable reply is counted as the entrant's fallback, not a pass.
+    assert row["fallbacks"] == 1
+    assert json.loads((played / ".fallbacks.json").read_text()) == {"sum-digits": "llm_no_reply"}
     (result,) = (folder / "golf").glob("*.json")
     doc = json.loads(result.read_text())
     assert doc["model"] == "gpt" and doc["holes"][0]["status"] == "passed"
@@ -194,3 +201,34 @@ def test_league_check_names_an_llm_entrant_whose_key_is_unset(tmp_path):
         "n.toml:12: entrant[1].llm: llm (an inline config): api_key_env: the environment "
         "variable COGOLF_UNSET_KEY_X is unset" in r.stderr
     )
+
+
+def test_league_run_tells_an_unreachable_llm_entrant_on_its_first_match(tmp_path):
+    """A provider nobody listens on: the night says so with the first match that shows it
+    (the entrant, the hole, the cause, the words, the transcript), once per cause."""
+    from tests.llm.test_unreachable import closed_port
+
+    model = tmp_path / "gpt.toml"
+    model.write_text(
+        f'provider = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:{closed_port()}/v1"\n'
+    )
+    night = tmp_path / "night.toml"
+    night.write_text(NIGHT.format(llm=f'llm = "{model.name}"'))
+    run = subprocess.run(
+        [sys.executable, "-m", "cogolf", "league", "run", str(night)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    told = [line for line in run.stderr.splitlines() if "its bot sent its own fallback" in line]
+    assert len(told) == 1, run.stderr  # two matches, one cause: told once
+    (line,) = told
+    folder = tmp_path / "replays" / "llm-night"
+    assert re.fullmatch(
+        r"  (\S+): gpt, hole 1: its bot sent its own fallback \(llm_no_reply\): the provider "
+        r"cannot be reached at http://127\.0\.0\.1:\d+/v1 \(3 tries\): .*; transcript: (\S+)",
+        line,
+    ), line
+    match_id, transcript = re.search(r"  (\S+): .*; transcript: (\S+)$", line).groups()
+    assert (tmp_path / transcript).parent == folder / "llm" and (tmp_path / transcript).is_file()
+    assert Path(transcript).name.startswith(f"{match_id}.seat")
+    assert "fallbacks" in run.stdout and "2 (llm_no_reply 2)" in run.stdout  # one hole each

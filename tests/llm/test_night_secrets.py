@@ -134,7 +134,10 @@ command = ["{bot_python()}", "spy.py", "{KEY[:half]}", "{KEY[half:]}", "{night_d
     transcripts = sorted((night_dir / "llm").glob("*.ndjson"))
     assert len(transcripts) == 2
     assert all(os.stat(p).st_mode & 0o777 == 0o600 for p in transcripts)
-    marker = json.loads(transcripts[0].read_text().splitlines()[1])["system"][:80]
+    # The seat is walled: its transcript is the gateway's, every request the seat sent.
+    request = json.loads(transcripts[0].read_text().splitlines()[0])
+    assert request["kind"] == "request"
+    marker = request["body"]["messages"][0]["content"][:80]  # the system prompt
 
     site = base / "site"
     publish = subprocess.run(

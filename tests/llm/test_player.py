@@ -15,6 +15,7 @@ import pytest
 from cogolf.engine.intake import Accepted, accept
 from cogolf.llm.fake import FakeProvider, Step
 from cogolf.llm.player import GiveUp, LLMPlayer
+from cogolf.llm.redact import Redactor
 from cogolf.llm.transcript import Transcript, transcript_path
 from tests.llm.helpers import DECK, KEY, PROVIDERS, config, observation
 
@@ -228,7 +229,7 @@ def test_transcript_is_owner_only_and_holds_tokens_and_latency(fake, tmp_path):
 
 def test_prices_give_a_cost_when_the_provider_reports_none(fake, tmp_path):
     cfg = config(fake, "anthropic", "m", input_price_per_mtok=3.0, output_price_per_mtok=15.0)
-    p = LLMPlayer(cfg, transcript=Transcript(tmp_path / "t.ndjson", lambda s: s))
+    p = LLMPlayer(cfg, transcript=Transcript(tmp_path / "t.ndjson", Redactor(None)))
     p(observation(), budget=10)
     turn = json.loads((tmp_path / "t.ndjson").read_text().splitlines()[-1])
     expected = (turn["input_tokens"] * 3.0 + turn["output_tokens"] * 15.0) / 1e6

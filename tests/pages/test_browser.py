@@ -102,8 +102,15 @@ def test_a_live_match_updates_hole_by_hole(browser: Browser, served: Served, art
             want = ":".join(f"{s:+d}".replace("-", "−") if s else "0" for s in doc["scores"])
             assert board.replace(" ", "") == want
             if k < 3:
-                # following the match: the newest hole is the one shown
+                # following the match: the newest hole is the one shown, its deadline counted
                 assert visible_hole(match.page) == [k + 1]
+                countdown = f"#hole-{k + 1} .countdown"
+                match.page.wait_for_function(
+                    "sel => /^\\d+ s to the deadline$/"
+                    ".test(document.querySelector(sel)?.textContent ?? '')",
+                    arg=countdown, timeout=5000,
+                )  # fmt: skip
+                assert int(match.page.inner_text(countdown).split()[0]) <= 40
                 assert "hidden-until-the-end" not in match.page.content()
                 match.shot(artifacts, f"live-hole-{k}")
                 index.page.wait_for_function(
@@ -114,8 +121,16 @@ def test_a_live_match_updates_hole_by_hole(browser: Browser, served: Served, art
                 )
         match.page.wait_for_selector('#match[data-ended="1"] .endcard', timeout=20000)
         assert "hidden-until-the-end" in match.page.inner_text(".board")
+        # the real names large once they may be shown, the aliases small beside them
+        real = match.page.locator("#match .board .seat .real").all_inner_texts()
+        assert real == ["hidden-until-the-end", "the-other-one"]
+        assert match.page.locator("#match .countdown").count() == 0
         match.shot(artifacts, "live-finished")
         index.page.wait_for_selector(f'#finished tr[data-match-id="{match_id}"]', timeout=10000)
+        winner = index.page.inner_text(f'#finished tr[data-match-id="{match_id}"] td.winner')
+        final = httpx.get(f"{served.url}/matches/{match_id}", timeout=10).json()["scores"]
+        seat = ["Ash (hidden-until-the-end)", "Basil (the-other-one)"]
+        assert winner == ("draw" if final[0] == final[1] else seat[final[1] > final[0]])
         index.shot(artifacts, "index")
         match.assert_clean()
         index.assert_clean()
@@ -220,6 +235,13 @@ def test_golf_and_phone_pages(browser: Browser, served: Served, golf, finished, 
         assert visible_hole(w.page) == [1]
         hole = w.page.inner_text("#hole-1")
         assert "public 0/3" in hole and "private 0/9 passed" in hole and "bytes" in hole
+        # what the golfer was told: the description, the signature and each public test's
+        # arguments and expected value, beside what its source returned
+        assert "Return the string s with its characters" in hole and "def f(s: str)" in hole
+        rows = w.page.locator("#hole-1 table.public tbody tr")
+        assert rows.count() == 3
+        first = rows.first.inner_text()
+        assert '["hello"]' in first and '"olleh"' in first and "not_run" in first
         assert "<b>golfer</b>" in w.page.inner_text(".board")
         w.assert_fits()
         w.shot(artifacts, "golf-phone")

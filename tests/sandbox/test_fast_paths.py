@@ -362,3 +362,57 @@ def test_many_hash_seeds_at_once_each_get_their_own_hashing(
         loop_thread.run(sb.close())
     assert not sb._seeded
     assert not [pid for pid in zygotes if pid is not None and os.path.exists(f"/proc/{pid}")]
+
+
+def test_a_sandbox_for_one_hash_seed_starts_one_fork_server_and_its_children(
+    loop_thread: LoopThread, needs_root: None
+) -> None:
+    """One match's sandbox: its probe and its children forked ahead are of the match's
+    hash seed; the sandbox's own fork server starts only when a batch asks for it."""
+    seed = 3923502154
+    sb = ForkSandbox(prestart=(seed,))
+    loop_thread.run(sb.start())
+    try:
+        assert sb.zygote is None and list(sb._seeded) == [seed]
+        assert list(sb._pools) == [seed]
+        got = loop_thread.run(sb.run_batch(HASH_SOURCE, [[]], hash_seed=seed))
+        assert got.load is LoadStatus.OK and sb.zygote is None
+        own = loop_thread.run(sb.run_batch(HASH_SOURCE, [[]]))
+        assert own.load is LoadStatus.OK and sb.zygote is not None
+        assert sb.describe()["walls"]["seccomp"] == "ok"
+    finally:
+        loop_thread.run(sb.close())
+
+
+AFFINITY_SOURCE = (
+    "import os, time\n"
+    "def solve(sleep):\n"
+    "    time.sleep(sleep)\n"
+    "    return len(os.sched_getaffinity(0))\n"
+)
+
+
+def test_a_batch_beside_another_is_not_pinned_to_the_servers_cpu(
+    loop_thread: LoopThread, needs_root: None
+) -> None:
+    """A child shares the server's CPU only while its batch runs alone (in lockstep one
+    of the two always waits); beside another batch it runs on any CPU, so two batches
+    use two cores."""
+    cpus = len(os.sched_getaffinity(0))
+    if cpus < 2:
+        pytest.skip("one CPU: nothing to pin to")
+    sb = ForkSandbox(prestart=())
+    loop_thread.run(sb.start())
+    try:
+
+        async def two() -> list[BatchResult]:
+            slow = asyncio.ensure_future(sb.run_batch(AFFINITY_SOURCE, [[2.0]]))
+            await asyncio.sleep(0.2)  # its child is asleep in its call now
+            quick = await sb.run_batch(AFFINITY_SOURCE, [[0.0]] * 10)
+            return [await slow, quick]
+
+        slow, quick = loop_thread.run(two())
+        assert slow.results[0].status is CallStatus.OK
+        assert [r.value for r in quick.results] == [cpus] * 10
+    finally:
+        loop_thread.run(sb.close())

@@ -29,6 +29,7 @@ from websockets.exceptions import InvalidStatus
 from cogolf.engine import rules
 from cogolf.replay import read_replay
 from cogolf.server.flood import _flood_process
+from tests.polling import until
 from tests.server.helpers import create, literalist_play, play_well, recv, running_server
 from tests.serving import start_serve
 
@@ -250,7 +251,11 @@ def test_spectators_are_capped_and_silent_ones_do_not_slow_the_match(tmp_path):
                     "Sec-WebSocket-Version: 13\r\n\r\n".encode()
                 )
                 silent.append(s)
-            await asyncio.sleep(0.5)
+            hosted = server.registry.get(match_id)
+            await until(
+                lambda: len(hosted.spectators._feeds) == len(silent),
+                "the silent sockets are watching",
+            )
             others = [await websockets.connect(watch) for _ in range(MAX_WATCHERS - len(silent))]
             with pytest.raises(InvalidStatus) as full:
                 await websockets.connect(watch)
@@ -322,7 +327,13 @@ def test_descriptor_exhaustion_does_not_void_a_running_match(tmp_path):
 
         async def scenario() -> list[dict[str, Any]]:
             players = [asyncio.create_task(play_well(u)) for u in urls]
-            await asyncio.sleep(0.5)
+
+            async def both_seated() -> bool:
+                async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+                    doc = (await http.get(f"/matches/{made['match_id']}")).json()
+                return doc.get("seats_connected") == [True, True]
+
+            await until(both_seated, "both seats connected")
             attackers = []
             for _ in range(300):
                 try:

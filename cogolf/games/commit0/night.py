@@ -21,6 +21,7 @@ from typing import Any
 import structlog
 
 from cogolf.game import (
+    AgentTask,
     GamePlan,
     GameTable,
     JobFault,
@@ -30,6 +31,7 @@ from cogolf.game import (
     Section,
     SectionError,
 )
+from cogolf.games.commit0.agent import FEEDBACK, Commit0AgentTask
 from cogolf.games.commit0.layout import SourceError
 from cogolf.games.commit0.prepare import prepare
 from cogolf.games.commit0.results import Commit0Record, ResultError, commit0_table, read_record
@@ -50,6 +52,7 @@ NAME_WIDTH = 20
 class Commit0Section:
     tasks: tuple[Path, ...]  # a prepared task (task.json) or a library source to prepare
     quality: bool = True  # run ruff and mypy beside the pass rate
+    feedback: str = "lint"  # what an agent entrant may check its work with
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,7 @@ class Commit0Source:
 class Commit0Plan:
     sources: tuple[Commit0Source, ...]
     quality: bool
+    feedback: str = "lint"
 
 
 def read_commit0(path: Path, source: str = "") -> tuple[Commit0Record, dict[str, Any]]:
@@ -109,12 +113,21 @@ class Commit0Session:
         record, data = read_commit0(path)
         task = self.tasks.get(job.item)
         return (isinstance(task, Commit0Task) and record.entrant == job.entrant
-                and data.get("total") == len(task.reference_ids))
+                and data.get("total") == len(task.reference_ids)
+                and (job.agent is None) == (data.get("agent") is None))
 
-    async def play(self, job: NightJob, path: Path) -> str:
+    def _task(self, job: NightJob) -> Commit0Task:
         task = self.tasks[job.item]
         if isinstance(task, str):
             raise JobFault(task, retry=False)
+        return task
+
+    def agent_task(self, job: NightJob) -> AgentTask:
+        return Commit0AgentTask(self._task(job), self.plan.feedback, self.plan.quality)
+
+    async def play(self, job: NightJob, path: Path) -> str:
+        task = self._task(job)
+        assert job.submission is not None  # an agent's job is played by the night's agents
         c0 = await score_submission(task, job.submission, entrant=job.entrant,
                                     quality=self.plan.quality)
         write_json(path, c0.to_json())
@@ -123,14 +136,18 @@ class Commit0Session:
 
 class Commit0Night:
     name = "commit0"
-    fields = ("tasks", "quality")
+    fields = ("tasks", "quality", "feedback")
     placeholders = ("task",)
     with_attempts = False
     patch_files = False
 
     def parse_section(self, section: Section, base: Path) -> Commit0Section:
+        feedback = section.string("feedback", "lint")
+        if feedback not in FEEDBACK:
+            raise section.fail("feedback", f"must be one of {', '.join(FEEDBACK)}, got "
+                               f"{feedback!r}")
         return Commit0Section(tasks=task_dirs(section, base),
-                              quality=section.boolean("quality", True))
+                              quality=section.boolean("quality", True), feedback=feedback or "lint")
 
     def plan(self, settings: Commit0Section, *, check_toolchains: bool) -> GamePlan:
         out: list[Commit0Source] = []
@@ -148,7 +165,8 @@ class Commit0Night:
                                    f"no directory {path} (a prepared task or a library source)")
         names = [s.name for s in out]
         task_names_problem(names)
-        return GamePlan(tuple(names), 0, Commit0Plan(tuple(out), settings.quality))
+        return GamePlan(tuple(names), 0, Commit0Plan(tuple(out), settings.quality,
+                                                     settings.feedback))
 
     def template_fields(self, item: str, attempt: int) -> dict[str, str | int]:
         return {"task": item}
@@ -187,9 +205,14 @@ class Commit0Night:
             # The mean is over the night's tasks: one nobody has a result for still counts as 0.
             mean = round6(sum(v or 0.0 for v in per_task.values()) / len(tasks))
             shown = {t: None if v is None else round6(v) for t, v in per_task.items()}
+            costs = [a["cost"] for a in r.agents.values() if a["cost"] is not None]
             table.append({"entrant": r.entrant, "mean_pass_rate": mean, "per_task": shown,
                           "tasks_scored": sum(v is not None for v in per_task.values()),
-                          "complete": all(v is not None for v in per_task.values())})
+                          "complete": all(v is not None for v in per_task.values()),
+                          "detail": {t: r.detail[t] for t in tasks if t in r.detail},
+                          **({"agent": r.agents,
+                              "cost": round6(sum(costs)) if costs else None}
+                             if r.agents else {})})
         table.sort(key=lambda row: (-row["mean_pass_rate"], row["entrant"]))
         for row, rank in zip(table, ranks([row["mean_pass_rate"] for row in table]),
                              strict=True):
@@ -199,19 +222,43 @@ class Commit0Night:
 
     def render(self, game: dict[str, Any]) -> list[str]:
         tasks = game["tasks"]
+        agents = any("agent" in r for r in game["table"])
         rows = [
             [
                 str(r["rank"]),
                 clip(r["entrant"], NAME_WIDTH),
                 f"{r['mean_pass_rate']:.3f}",
-                *["-" if r["per_task"][t] is None else f"{r['per_task'][t]:.3f}" for t in tasks],
+                *["-" if r["per_task"][t] is None else _cell(r["per_task"][t],
+                                                            r.get("detail", {}).get(t))
+                  + _agent_note(r.get("agent", {}).get(t)) for t in tasks],
+                *([] if not agents else ["-" if r.get("cost") is None else f"{r['cost']:.4f}"]),
             ]
             for r in game["table"]
         ]
         out = ["", "Commit-0: mean pass rate over the night's libraries "
-               "('-': no result, counts 0)"]
-        return out + grid(["#", "entrant", "mean", *tasks], rows, left=2) + void_lines(
-            game["void"])
+               "('-': no result, counts 0); each: the rate (tests passed/of the reference's), "
+               "and the status when the run did not complete"]
+        return out + grid(["#", "entrant", "mean", *tasks, *(["cost"] if agents else [])], rows,
+                          left=2) + void_lines(game["void"])
+
+
+def _agent_note(agent: dict[str, Any] | None) -> str:
+    """An agent's attempt beside its pass rate: its status unless ok, its tokens and time."""
+    if agent is None:
+        return ""
+    status = "" if agent["status"] == "ok" else f" {agent['status']}"
+    tokens = agent["input_tokens"] + agent["output_tokens"]
+    return f"{status} {tokens}tok {agent.get('seconds') or 0:.0f}s"
+
+
+def _cell(rate: float, detail: dict[str, Any] | None) -> str:
+    """`0.000 (0/48) import_error`: the rate, the counts and a status other than ok."""
+    if not detail:
+        return f"{rate:.3f}"
+    # A record without counts (an older file, a hand-written one) says nothing by "(0/0)".
+    total = detail.get("total") or 0
+    text = f"{rate:.3f} ({detail.get('passed', 0)}/{total})" if total else f"{rate:.3f}"
+    return text if detail.get("status") in ("ok", "", None) else f"{text} {detail['status']}"
 
 
 GAME = Commit0Night()

@@ -2,11 +2,14 @@
 
 The benchmark lists, per library, the pytest node ids it scores
 (`tests/test_x.py::Class::test_y[param]`, one per line, the file compressed
-with bz2 as `<library>.bz2`; a plain text file is accepted too). Its rate is
-(passed + xfailed) / listed ids, reading only the call phase of each test:
-an id without a call result (missing, not collected, setup error) counts as
-failed. Our ids are pytest's JUnit form (`tests.test_x.Class::test_y[param]`);
-both directions of the mapping live here.
+with bz2 as `<library>.bz2`; a plain text file is accepted too), items that
+plugins collect from other files included (`tests/test_mypy.yml::case`). Its rate is
+passed / listed ids, reading only the call phase of each test as
+pytest-json-report gives it (its `evaluate.py`): an xpassed test is `passed`
+there and counts, an xfailed one is `skipped` and does not (an xfail raised from
+library code is no pass), and an id without a call result (missing, not
+collected, setup error) counts as failed. Our ids are pytest's JUnit form
+(`tests.test_x.Class::test_y[param]`); both directions of the mapping live here.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ MAX_ID_FILE_BYTES = 4 * 1024 * 1024  # compressed, as read from disk
 MAX_ID_TEXT_BYTES = 32 * 1024 * 1024  # once decompressed (a bz2 bomb stops here)
 MAX_IDS = 200_000
 MAX_ID_CHARS = 2000
-OFFICIAL_PASSING = ("passed", "xfailed")
+OFFICIAL_PASSING = ("passed", "xpassed")
+MAX_FAILED_LISTED = 500  # ids named in a result; the counts stay exact
 
 
 class IdFileError(ValueError):
@@ -84,8 +88,12 @@ def parse_ids(text: str, source: str) -> list[str]:
 
 
 def check_node_id(node: str, where: str) -> None:
+    """A pytest node id: a relative file path, `::`, the item's name. The file need not
+    be Python: plugins collect items from other files (`tests/test_mypy.yml::case`, a
+    doctest file `tests.md::tests.md`), and the benchmark lists them as they are."""
     path, sep, rest = node.partition("::")
-    if not sep or not rest or not path.endswith(".py"):
+    name = PurePosixPath(path).name
+    if not sep or not rest or "." not in name.strip(".") or path.endswith("/"):
         raise IdFileError(f"{where}: {node[:120]!r} is not a pytest id (`path/to/test_x.py::test`)")
     pure = PurePosixPath(path)
     if pure.is_absolute() or ".." in pure.parts or "\\" in path:
@@ -114,25 +122,31 @@ def to_official(test_id: str, test_files: list[str]) -> str:
 @dataclass(frozen=True)
 class OfficialRate:
     listed: int
-    passed: int  # passed + xfailed, call phase
-    xfailed: int
+    passed: int  # call phase passed, xpassed included
+    xpassed: int
+    xfailed: int  # not passed
     missing: int  # listed but without a call result
     rate: float
+    failed: tuple[str, ...] = ()  # the listed ids not passed, in list order
 
     def to_json(self) -> dict[str, Any]:
-        return {"listed": self.listed, "passed": self.passed, "xfailed": self.xfailed,
-                "missing": self.missing, "rate": round(self.rate, 6)}
+        return {"listed": self.listed, "passed": self.passed, "xpassed": self.xpassed,
+                "xfailed": self.xfailed, "missing": self.missing, "rate": round(self.rate, 6),
+                "failed": list(self.failed[:MAX_FAILED_LISTED])}
 
 
 def official_rate(listed: list[str], calls: dict[str, str]) -> OfficialRate:
     """The benchmark's arithmetic: `calls` maps a node id to its call-phase outcome."""
-    passed = xfailed = missing = 0
+    passed = xpassed = xfailed = missing = 0
+    failed = []
     for node in listed:
         outcome = calls.get(node)
-        if outcome is None:
-            missing += 1
-        elif outcome in OFFICIAL_PASSING:
+        missing += outcome is None
+        xfailed += outcome == "xfailed"
+        if outcome in OFFICIAL_PASSING:
             passed += 1
-            xfailed += outcome == "xfailed"
+            xpassed += outcome == "xpassed"
+        else:
+            failed.append(node)
     rate = passed / len(listed) if listed else 0.0
-    return OfficialRate(len(listed), passed, xfailed, missing, rate)
+    return OfficialRate(len(listed), passed, xpassed, xfailed, missing, rate, tuple(failed))

@@ -9,11 +9,14 @@ One scored submission is one JSON file:
      "typecheck": {"tool": "mypy", "count": 0, "detail": ""},
      "notes": [...], "seconds": 12.5, "walled": true,
      "counts": {"collected", "passed", "failed", "errors", "skipped", "xfailed",
-                "collect_errors"},
-     "official": {"listed", "passed", "xfailed", "missing", "rate"} | null}
+                "collect_errors", "twins", "over_test_time_limit"},
+     "official": {"listed", "passed", "xpassed", "xfailed", "missing", "rate",
+                  "failed": [listed ids not passed]} | null}
 
 `official` is the benchmark's own rate over its id list, when the task has one
-(`cogolf.games.commit0.official`); `pass_rate` stays ours.
+(`cogolf.games.commit0.official`); `pass_rate` stays ours. `counts.twins` is how
+many hidden twin tests the run had (`cogolf.evaluation.pytest_twins`); no count,
+id or note ever names one.
 
 `status` is ok, tampered, timeout, no_report, install_failed or bad_submission;
 anything but ok has pass_rate 0. The table reads a folder of such files: per
@@ -29,9 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from cogolf import resultdocs
+from cogolf.agents.summary import agent_summary
+from cogolf.text import clip
 
 SCHEMA = 1
 MAX_LISTED_IDS = 500
+MAX_SHOWN_NOTE = 200  # of a result's first note, in a table
 
 
 class ResultError(ValueError):
@@ -76,6 +82,13 @@ class Commit0Record:
     entrant: str
     pass_rate: float
     source: str
+    agent: dict[str, Any] | None = None  # an agent's attempt: status, tokens, cost, seconds
+    # Why the rate is what it is: tests passed of the reference's, the run's status and
+    # its first note (e.g. the package raised at import).
+    passed: int = 0
+    total: int = 0
+    status: str = "ok"
+    note: str = ""
 
 
 @dataclass
@@ -84,6 +97,8 @@ class Commit0Row:
     mean_pass_rate: float
     per_task: dict[str, float | None]  # None: no result for that task
     tasks_scored: int
+    agents: dict[str, dict[str, Any]] = field(default_factory=dict)  # by task, agents' only
+    detail: dict[str, dict[str, Any]] = field(default_factory=dict)  # task -> counts, status
 
     def to_json(self) -> dict[str, Any]:
         return {"entrant": self.entrant, "mean_pass_rate": self.mean_pass_rate,
@@ -101,7 +116,20 @@ def read_record(data: Any, source: str) -> Commit0Record:
     rate = data.get("pass_rate")
     if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 <= rate <= 1:
         raise ResultError(f"{source}: pass_rate must be a number within 0..1")
-    return Commit0Record(data["task"], data["entrant"], float(rate), source)
+
+    def count(key: str) -> int:
+        value = data.get(key)
+        return value if type(value) is int and 0 <= value < 2**31 else 0
+
+    status = data.get("status")
+    notes = data.get("notes")
+    note = notes[0] if isinstance(notes, list) and notes and isinstance(notes[0], str) else ""
+    return Commit0Record(
+        data["task"], data["entrant"], float(rate), source, passed=count("passed"),
+        total=count("total"), status=clip(status, 40) if isinstance(status, str) else "",
+        note=clip(note, MAX_SHOWN_NOTE),
+        agent=agent_summary(data.get("agent"), source, ResultError),
+    )  # fmt: skip
 
 
 def load_records(folder: Path) -> list[Commit0Record]:
@@ -124,7 +152,11 @@ def commit0_table(records: Iterable[Commit0Record]) -> list[Commit0Row]:
         per_task = {t: (seen[(entrant, t)].pass_rate if (entrant, t) in seen else None)
                     for t in tasks}
         mean = sum(v or 0.0 for v in per_task.values()) / len(tasks)
+        agents = {t: a for t in tasks if (entrant, t) in seen
+                  and (a := seen[(entrant, t)].agent) is not None}
+        detail = {t: {"passed": r.passed, "total": r.total, "status": r.status, "note": r.note}
+                  for t in tasks if (r := seen.get((entrant, t))) is not None}  # fmt: skip
         rows.append(Commit0Row(entrant, round(mean, 6), per_task,
-                               sum(v is not None for v in per_task.values())))
+                               sum(v is not None for v in per_task.values()), agents, detail))
     rows.sort(key=lambda row: (-row.mean_pass_rate, row.entrant))
     return rows

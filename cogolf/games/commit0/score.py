@@ -7,8 +7,11 @@ library is built and installed walled and offline (`cogolf.evaluation.build`),
 the hidden tests go back in, the suite runs walled with its results on the
 scorer's channel, and pass rate = reference ids that passed / reference ids. A
 missing, failed, errored or skipped id, one without a result or one lost to a
-collection error counts as not passed; no report, a timeout or a tampered run
-scores 0.
+collection error counts as not passed, so does every test a run stopped by its
+time limit did not reach; no report or a tampered run scores 0. Every run plants
+twins of reference tests (`cogolf.evaluation.pytest_twins`, at the checks
+`prepare` measured as sound): one reported passed with its original makes the
+run tampered. Each test has the task's per-test time limit.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import structlog
 
 from cogolf.evaluation.build import install_walled, package_tops
 from cogolf.evaluation.pyenv import build_toolbox, create_env, shared_tempdir
+from cogolf.evaluation.pytest_twins import TwinPlan, default_sites, function_of, run_count
 from cogolf.evaluation.reports import Outcome, TestReport
 from cogolf.games.commit0.layout import SubmissionError, overlay_submission, under
 from cogolf.games.commit0.official import official_rate
@@ -60,8 +64,19 @@ def tally(task: Commit0Task, report: TestReport) -> tuple[int, dict[str, str]]:
     return passed, not_passed
 
 
+def twin_plan(task: Commit0Task, work: Path, twins: bool | None = True) -> TwinPlan:
+    """The task's measured twins, or for a task prepared before them the default (every
+    check that is a statement of a reference test's own body); `twins` as in
+    `cogolf.evaluation.pytest_twins.run_count`."""
+    eligible = task.twins if task.twins is not None else default_sites(
+        [work / t for t in task.tests_paths], work, {function_of(t) for t in task.reference_ids})
+    return TwinPlan(eligible, run_count(eligible, twins), frozenset(task.reference_ids))
+
+
 async def score_submission(task: Commit0Task, submission: Path, *, entrant: str = "",
-                           quality: bool = True) -> Commit0Result:
+                           quality: bool = True, twins: bool | None = True) -> Commit0Result:
+    """`twins=False` (no twins) is for `cogolf bench commit0` only; the result's
+    `counts.twins` says how many a run had."""
     start = time.monotonic()
     total = len(task.reference_ids)
 
@@ -104,7 +119,8 @@ async def score_submission(task: Commit0Task, submission: Path, *, entrant: str 
             else:
                 shutil.copy2(hidden, tests)
         run = await run_suite(env, work, task.tests_paths, tmp / "out", task.time_limit_seconds,
-                              plugins=task.plugins)
+                              plugins=task.plugins, twins=twin_plan(task, work, twins),
+                              test_seconds=task.test_time_limit_seconds)
         lint = typecheck = None
         if quality:
             lint = (await run_ruff(work, task.package_paths)).to_json()
@@ -130,4 +146,5 @@ def counts(run: SuiteRun) -> dict[str, int]:
     return {"collected": len(run.collected), "passed": outcomes.count(Outcome.PASSED),
             "failed": outcomes.count(Outcome.FAILED), "errors": outcomes.count(Outcome.ERROR),
             "skipped": outcomes.count(Outcome.SKIPPED) - xfailed, "xfailed": xfailed,
-            "collect_errors": len(run.collect_errors)}
+            "collect_errors": len(run.collect_errors), "twins": run.twins,
+            "over_test_time_limit": len(run.time_limited)}

@@ -37,6 +37,7 @@ from cogolf.games.golf.wire import (
     GolfObservation,
     GolfReplayHeader,
     GolfSubmissionRecord,
+    PublicTest,
 )
 from cogolf.replay import ReplayWriter
 from cogolf.runtime.seats import Inbound, Seat
@@ -131,7 +132,11 @@ class GolfDriver:
     async def _play_hole(self, number: int) -> None:
         hole = self.holes.holes[number - 1]
         hlog = self.log.bind(hole=number, key=hole.key)
-        self.emit(GolfHoleStart(hole=number, key=hole.key, at=self.wall()))
+        self.emit(GolfHoleStart(
+            hole=number, key=hole.key, at=self.wall(), title=hole.title,
+            description=hole.description, signature=self.course.signature(hole),
+            public_tests=[PublicTest(list(t.args), t.expect) for t in hole.public],
+        ))  # fmt: skip
         collector = collect.HoleCollector(
             number,
             self.clock(),
@@ -164,18 +169,25 @@ class GolfDriver:
         else:
             batch = await play.run_attempt(self.runner, hole, source)
             result = play.judge_attempts(hole, [source], [batch])
+        own = accepted.fallback_cause if isinstance(accepted, AcceptedSource) else None
+        cause = attempts.fallback_cause if accepted is None else own
+        if cause:  # the result says so too: a fallback is never scored as the seat's play
+            result = msgspec.structs.replace(result, fallback=cause)
         if accepted is None:
             hlog.info("fallback", cause=attempts.fallback_cause)
+        elif own is not None:
+            hlog.info("seat_fallback", cause=own)
         self.emit(
             GolfSubmissionRecord(
                 hole=number,
                 key=hole.key,
                 source=source.decode("utf-8") if source is not None else None,
-                origin="seat" if accepted is not None else "fallback",
-                fallback_cause=attempts.fallback_cause,
+                origin="fallback" if accepted is None else "seat_fallback" if own else "seat",
+                fallback_cause=attempts.fallback_cause if accepted is None else own,
                 attempts_used=attempts.attempt if accepted is not None else 0,
                 errors=list(attempts.errors),
                 wrong_hole=attempts.wrong_hole,
+                fallback_detail=accepted.fallback_detail if own else "",
             )
         )
         self.results.append(result)

@@ -26,6 +26,7 @@ class CourseRow(msgspec.Struct, frozen=True, kw_only=True):
     holes_total: int
     official_bytes: int
     run_id: str
+    fallbacks: int = 0  # holes of a live play that were fallbacks, not the model's play
 
     @property
     def correctness(self) -> str:
@@ -88,6 +89,7 @@ def course_board(docs: Sequence[ResultDoc], course: str) -> list[CourseRow]:
             holes_total=d.totals.holes_total,
             official_bytes=d.totals.official_bytes,
             run_id=d.run_id,
+            fallbacks=d.totals.fallbacks,
         )
         for r, d in zip(ranks, best, strict=True)
     ]

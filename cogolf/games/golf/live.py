@@ -99,10 +99,13 @@ def _options(replays: Path, settings: GolfSettings, listen: Listen, timeout: flo
 async def play_with_bot_process(
     config: GolfConfig, policy: str, settings: GolfSettings, replays: Path,
     *, match_id: str | None = None, bot_log_dir: Path | None = None,
+    command: list[str] | None = None,
 ) -> LivePlay:
+    """`command` (with `{url}`) replaces the bot process `policy` would be played by."""
     server = await start_server(_options(replays, settings, Listen(), 30.0))
     try:
-        command = policy_command(policy, transcripts=replays / "llm")  # an LLM seat's transcript
+        if command is None:  # an LLM seat's transcript in replays/llm/
+            command = policy_command(policy, transcripts=replays / "llm")
         played = await play_on_server(
             server, _request(config, match_id), [command], bot_log_dir=bot_log_dir
         )

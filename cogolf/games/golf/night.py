@@ -34,7 +34,13 @@ from cogolf.game import (
 from cogolf.games.golf.courses import COURSES, get_course
 from cogolf.games.golf.holes import HoleSet, load_holes
 from cogolf.games.golf.leaderboard import combined_board, course_board
-from cogolf.games.golf.play import SubmissionError, read_submissions, score_course
+from cogolf.games.golf.play import (
+    SubmissionError,
+    mark_fallbacks,
+    read_fallbacks,
+    read_submissions,
+    score_course,
+)
 from cogolf.games.golf.results import (
     ResultDoc,
     ResultError,
@@ -114,11 +120,14 @@ class GolfSession:
         except SubmissionError as exc:
             raise JobFault(f"bad submission: {exc}", retry=False) from None
         results = await score_course(self.holes, self.runners[job.item], subs)
+        # A folder written from an LLM entrant's live play says which holes were fallbacks.
+        results = mark_fallbacks(results, read_fallbacks(job.submission, self.holes))
         doc = new_result(job.entrant, job.item, self.holes.version, results, run_id=self.night)
         written = write_result(path.parent, doc)
         assert written == path, (written, path)
         t = doc.totals
-        return f"score {t.score:.2f}, holes passed {t.holes_passed}/{t.holes_total}"
+        fell = f", fallbacks {t.fallbacks}" if t.fallbacks else ""
+        return f"score {t.score:.2f}, holes passed {t.holes_passed}/{t.holes_total}{fell}"
 
 
 def _row(r: Any) -> dict[str, Any]:
@@ -223,12 +232,13 @@ class GolfNight:
                     f"{_pct(r['tests_passed'], r['tests_total'])} "
                     f"({r['tests_passed']}/{r['tests_total']})",
                     f"{r['holes_passed']}/{r['holes_total']}",
+                    str(r.get("fallbacks", 0)),
                 ]
                 for r in game["per_course"][course]
             ]
             out += ["", f"Golf: {course} (score = bytes + penalty x (1 - correctness)^2)"]
             out += grid(["Rank", "Entrant", "Score", "Raw Bytes", "Penalty", "Correctness",
-                         "Holes Passed"], rows, left=2)
+                         "Holes Passed", "Fallbacks"], rows, left=2)
         if len(game["courses"]) > 1:
             out += ["", f"Golf combined ({', '.join(game['courses'])}): total score"]
             rows = [

@@ -8,9 +8,12 @@ At most `jobs` holes run at a time (Rust compiles are heavy on two cores).
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from cogolf import safeio
 from cogolf.games.golf import scoring
@@ -140,6 +143,33 @@ def read_submissions(folder: Path, course: Course, holes: HoleSet) -> dict[str, 
         if data:
             out[hole.key] = data
     return out
+
+
+FALLBACKS_FILE = ".fallbacks.json"  # in a folder written from a live play: {hole key: cause}
+MAX_FALLBACKS_BYTES = 16 * 1024
+
+
+def read_fallbacks(folder: Path, holes: HoleSet) -> dict[str, str]:
+    """The holes of a folder written from a live play that were fallbacks, with the cause.
+
+    The file is the entrant's own word about its own holes (it can only mark them as
+    not played), so anything unreadable in it is ignored rather than refused."""
+    try:
+        data = safeio.read_file(FALLBACKS_FILE, MAX_FALLBACKS_BYTES, top=folder)
+        doc = json.loads(data)
+    except (safeio.UnsafeFile, safeio.TooLarge, OSError, ValueError):
+        return {}
+    if not isinstance(doc, dict):
+        return {}
+    keys = {h.key for h in holes.holes}
+    return {k: v[:40] for k, v in doc.items() if k in keys and isinstance(v, str) and v}
+
+
+def mark_fallbacks(results: Sequence[HoleResult], fallbacks: Mapping[str, str]) -> list[HoleResult]:
+    return [
+        msgspec.structs.replace(r, fallback=fallbacks[r.hole]) if r.hole in fallbacks else r
+        for r in results
+    ]
 
 
 def _read(folder: Path, rel: str) -> Attempt:

@@ -52,6 +52,9 @@ class HoleResult(msgspec.Struct, frozen=True, kw_only=True):
     private_total: int = 0
     attempt: int | None = None  # index of the chosen attempt
     attempts: int = 0
+    # Played live, the hole was not the seat's own play: the fallback's cause (the server's
+    # fallback, or the seat's own marked one); "" for a file scored as it was submitted.
+    fallback: str = ""
 
     @property
     def correctness(self) -> float:
@@ -186,6 +189,7 @@ class CourseTotals(msgspec.Struct, frozen=True, kw_only=True):
     raw_bytes: int
     penalty: float
     official_bytes: int  # bytes of fully passing holes only
+    fallbacks: int = 0  # holes played live whose play was a fallback (HoleResult.fallback)
 
 
 def course_totals(holes: Sequence[HoleResult]) -> CourseTotals:
@@ -198,4 +202,5 @@ def course_totals(holes: Sequence[HoleResult]) -> CourseTotals:
         raw_bytes=sum(h.bytes for h in holes),
         penalty=sum(h.penalty for h in holes),
         official_bytes=sum(h.bytes for h in holes if h.status == "passed"),
+        fallbacks=sum(1 for h in holes if h.fallback),
     )

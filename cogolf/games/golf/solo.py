@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cogolf.engine.intake import Rejected, decode_for_hole
+from cogolf.engine.intake import Rejected, decode_for_hole, seat_fallback
 from cogolf.games.golf.courses import Course
 from cogolf.games.golf.holes import Hole
 from cogolf.games.golf.play import MAX_SUBMISSION_BYTES
@@ -70,6 +70,8 @@ class AcceptedSource:
 
     hole: int
     source: bytes | None
+    fallback_cause: str | None = None  # the seat marked it as its own fallback
+    fallback_detail: str = ""
 
 
 def as_submission(value: Any) -> Any:
@@ -86,8 +88,9 @@ def accept_submission(raw: str | bytes, expected_hole: int) -> AcceptedSource | 
     sub = decode_for_hole(raw, GolfSubmission, expected_hole, repair_surrogates=False)
     if isinstance(sub, Rejected):
         return sub
+    cause, detail = seat_fallback(sub.fallback, [])
     if sub.source is None:
-        return AcceptedSource(sub.hole, None)
+        return AcceptedSource(sub.hole, None, cause, detail)
     try:
         data = sub.source.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -102,4 +105,4 @@ def accept_submission(raw: str | bytes, expected_hole: int) -> AcceptedSource | 
             f"source is {len(data)} bytes; the cap is {MAX_SUBMISSION_BYTES} - at `$.source`",
             hole=sub.hole,
         )
-    return AcceptedSource(sub.hole, data)
+    return AcceptedSource(sub.hole, data, cause, detail)

@@ -19,7 +19,8 @@ def render(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 def hole_table(holes: Sequence[HoleResult]) -> str:
     rows = [
         [h.hole, h.difficulty, f"{h.score:.2f}", str(h.bytes), f"{h.penalty:.2f}",
-         f"{h.tests_passed}/{h.tests_total}", h.status, h.reason]
+         f"{h.tests_passed}/{h.tests_total}", h.status,
+         f"FALLBACK ({h.fallback}): {h.reason}" if h.fallback else h.reason]
         for h in holes
     ]
     return render(["Task", "Difficulty", "Score", "Bytes", "Penalty", "Tests", "Status", "Reason"],

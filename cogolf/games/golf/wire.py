@@ -15,6 +15,7 @@ import msgspec
 from cogolf.engine import rules
 from cogolf.games.golf.results import ResultDoc
 from cogolf.games.golf.scoring import HoleResult
+from cogolf.messages import SeatFallback
 
 PROTOCOL = "cogame.golf.v1"
 REPLAY_FORMAT = "cogolf-golf-replay"
@@ -31,6 +32,7 @@ DEFAULT_RETRY_DEADLINE_SECONDS = 30.0
 class GolfSubmission(msgspec.Struct, tag="submission", tag_field="type", kw_only=True):
     hole: int
     source: str | None  # the file, byte for byte; null passes the hole (scored as missing)
+    fallback: SeatFallback | None = None  # the seat's own fallback (a pass, usually), and why
 
 
 # ---------------------------------------------------------------- server -> seat
@@ -133,17 +135,24 @@ class GolfHoleStart(msgspec.Struct, tag="hole_start", tag_field="kind", kw_only=
     hole: int
     key: str
     at: float
+    # What the seat was told of the hole (public), for the match page; absent in older files.
+    title: str = ""
+    description: str = ""
+    signature: str = ""
+    public_tests: list[PublicTest] = []
 
 
 class GolfSubmissionRecord(msgspec.Struct, tag="submission", tag_field="kind", kw_only=True):
     hole: int
     key: str
     source: str | None  # None: the seat passed or the fallback (no submission) was played
-    origin: Literal["seat", "fallback"]
+    # seat_fallback: the seat sent its own fallback (marked, with the cause), see Cogolf's
+    origin: Literal["seat", "fallback", "seat_fallback"]
     fallback_cause: str | None = None
     attempts_used: int = 0
     errors: list[str] = []
     wrong_hole: int = 0
+    fallback_detail: str = ""
 
 
 class GolfHoleScore(msgspec.Struct, tag="hole_score", tag_field="kind", kw_only=True):

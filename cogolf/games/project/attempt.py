@@ -2,10 +2,15 @@
 
 A `python -m pytest` evaluator reports over the scorer's channel
 (`cogolf.evaluation.channel`: results streamed from a plugin loaded before any
-candidate code, canaries, tripwires); its report file is ignored. Any other
+candidate code, canaries, tripwires) and gets twins of its check tests
+(`cogolf.evaluation.pytest_twins`, at every check that is a statement of a test's
+own body: the shipped tasks' tests prove each such twin fails on the reference);
+its report file is ignored. Any other
 evaluator writes its report into a file the scorer made for it in a folder only
-root may change, read without following links. The workspace is read-only during the run; only a
-scratch folder is writable. Nothing the run prints reaches the result.
+root may change, read without following links; a task with `twins` gets hidden
+twins in its copy of the evaluator, and its report is judged with them
+(`twinning`). The workspace is read-only during the run; only a scratch folder is
+writable. Nothing the run prints reaches the result.
 
 Also `ingest`, for tasks whose evaluator runs elsewhere (a PHP, Flutter or Go
 toolchain): the same scoring applied to a report file produced outside.
@@ -21,12 +26,15 @@ import structlog
 
 from cogolf.evaluation.channel import ChannelResult, plant_canaries, run_pytest, runs_pytest
 from cogolf.evaluation.pyenv import build_toolbox, create_env, shared_tempdir
+from cogolf.evaluation.pytest_twins import default_sites, function_of, run_count
+from cogolf.evaluation.pytest_twins import plant_twins as plant_pytest_twins
 from cogolf.evaluation.reports import ReportError, TestReport, parse_report, read_report
 from cogolf.evaluation.walled import DEFAULT_MAX_PROCESSES, EvaluatorRun, Walls, run_evaluator
 from cogolf.games.project.gocache import is_go_task, seed_cache
 from cogolf.games.project.results import AttemptResult
 from cogolf.games.project.scoring import AttemptStatus, score_attempt
 from cogolf.games.project.task import ProjectTask, TaskError
+from cogolf.games.project.twinning import TwinMode, judged, plant_twins
 from cogolf.games.project.workspace import (
     ChangesError,
     build_workspace,
@@ -36,10 +44,22 @@ from cogolf.games.project.workspace import (
 
 log = structlog.get_logger(__name__)
 
+# the pytest generator's `twins` argument for each mode (see `run_count`)
+_PYTEST_MODES: dict[TwinMode, bool | None] = {
+    TwinMode.DRAWN: True, TwinMode.OFF: False, TwinMode.EVERY: None}
+
 
 async def run_attempt(
-    task: ProjectTask, changes: Path, *, entrant: str = "", attempt: int = 1
+    task: ProjectTask,
+    changes: Path,
+    *,
+    entrant: str = "",
+    attempt: int = 1,
+    twins: TwinMode = TwinMode.DRAWN,
 ) -> AttemptResult:
+    """`twins=TwinMode.OFF` (no twins) is for `cogolf bench project` only; EVERY plants
+    one at every eligible check (the proof that the reference fails them all). The
+    result's `twins` says how many a run had."""
     if not task.runnable:
         raise TaskError(
             f"task {task.name} has no template, evaluator_tests or command: "
@@ -94,12 +114,20 @@ async def run_attempt(
             env=(("PYTHONDONTWRITEBYTECODE", "1"),),
         )
         if pytest_run:
+            checked = frozenset(t for c in task.checks for t in c.tests)
+            eligible = check_twins(task, tests, workspace)
+            planted = plant_pytest_twins(workspace, eligible,
+                                         run_count(eligible, _PYTEST_MODES[twins]))
+            planted_count: int | None = len(planted.twins)
             canaries = plant_canaries(tests, workspace)
             run, channel = await run_pytest(argv, cwd=workspace, walls=walls,
                                             wall_seconds=task.time_limit_seconds,
                                             plugin_dir=root / "plugin", trusted_tests=[tests],
-                                            canaries=canaries)
+                                            canaries=canaries, twins=planted.twins,
+                                            originals=checked)
         else:
+            by_rule = plant_twins(task, tests, twins)
+            planted_count = by_rule.count if by_rule is not None else None
             if is_go_task(task):
                 # TMPDIR is the last writable folder; the Go task's GOCACHE lives there
                 await asyncio.to_thread(seed_cache, task, walls.writable[-1])
@@ -112,8 +140,17 @@ async def run_attempt(
         if pytest_run:
             status, report, notes = channel_outcome(run, channel)
         else:
-            status, report, notes = read_outcome(task, run, report_path)
-        return _result(task, status, report, notes, entrant, attempt, start, run)
+            status, report, notes = judged(task, twins, by_rule,
+                                           read_outcome(task, run, report_path))
+        return _result(task, status, report, notes, entrant, attempt, start, run,
+                       twins=planted_count)
+
+
+def check_twins(task: ProjectTask, tests: Path, workspace: Path) -> dict[str, list[int]]:
+    """The checks of a pytest evaluator's tests a twin may change: every check that is
+    a statement of a check test's own body (never nested, so any passing run reaches it)."""
+    return default_sites([tests], workspace, {function_of(t) for c in task.checks
+                                              for t in c.tests})
 
 
 def workspace_folders(workspace: Path, names: tuple[str, ...]) -> list[Path]:
@@ -135,7 +172,7 @@ def workspace_folders(workspace: Path, names: tuple[str, ...]) -> list[Path]:
 def channel_outcome(
     run: EvaluatorRun, channel: ChannelResult
 ) -> tuple[AttemptStatus, TestReport | None, list[str]]:
-    notes = [run.reason] if run.reason else []
+    notes = [*([run.reason] if run.reason else []), *channel.suspicions]
     if channel.tampered:
         return AttemptStatus.TAMPERED, None, [*notes, *channel.tampered]
     if run.timed_out:
@@ -211,6 +248,7 @@ def _result(
     attempt: int,
     start: float,
     run: EvaluatorRun | None,
+    twins: int | None = None,
 ) -> AttemptResult:
     score = score_attempt(task, status, report, notes)
     return AttemptResult(
@@ -221,4 +259,5 @@ def _result(
         score=score,
         seconds=round(time.monotonic() - start, 3),
         walled=run.walled if run is not None else None,
+        twins=twins,
     )

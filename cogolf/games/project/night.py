@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cogolf.game import (
+    AgentTask,
     GamePlan,
     GameTable,
     JobFault,
@@ -27,6 +28,7 @@ from cogolf.game import (
     Section,
     SectionError,
 )
+from cogolf.games.project.agent import ProjectAgentTask
 from cogolf.games.project.attempt import run_attempt
 from cogolf.games.project.results import (
     ATTEMPTS_PER_TASK,
@@ -73,9 +75,14 @@ class ProjectSession:
         record, data = read_project(path)
         return (record.entrant == job.entrant and record.attempt == job.attempt
                 and data.get("scale") == self.tasks[job.item].scale.name
-                and data.get("status") != AttemptStatus.HARNESS_ERROR)
+                and data.get("status") != AttemptStatus.HARNESS_ERROR
+                and (job.agent is None) == (data.get("agent") is None))
+
+    def agent_task(self, job: NightJob) -> AgentTask:
+        return ProjectAgentTask(self.tasks[job.item])
 
     async def play(self, job: NightJob, path: Path) -> str:
+        assert job.submission is not None  # an agent's job is played by the night's agents
         attempt = await run_attempt(self.tasks[job.item], job.submission, entrant=job.entrant,
                                     attempt=job.attempt)
         result = attempt.to_json()
@@ -155,9 +162,12 @@ class ProjectNight:
             per_task = {t: round6(r.per_task.get(t, 0.0)) for t in tasks}
             found = {t: r.attempts.get(t, 0) for t in tasks}
             breakdown = {t: [a.breakdown() for a in r.breakdown.get(t, [])] for t in tasks}
+            costs = [a.agent["cost"] for rs in r.breakdown.values() for a in rs
+                     if a.agent is not None and a.agent["cost"] is not None]
             table.append({"entrant": r.entrant, "per_task": per_task, "total": round6(r.total),
                           "attempts": found, "breakdown": breakdown,
-                          "complete": all(n == attempts for n in found.values())})
+                          "complete": all(n == attempts for n in found.values()),
+                          "cost": round6(sum(costs)) if costs else None})
         table.sort(key=lambda row: (-row["total"], row["entrant"]))
         for row, rank in zip(table, ranks([row["total"] for row in table]), strict=True):
             row["rank"] = rank
@@ -167,6 +177,7 @@ class ProjectNight:
 
     def render(self, game: dict[str, Any]) -> list[str]:
         tasks, n = game["tasks"], game["out_of"]
+        costly = any(r.get("cost") is not None for r in game["table"])
         rows = [
             [
                 str(r["rank"]),
@@ -174,11 +185,13 @@ class ProjectNight:
                 *[f"{r['per_task'][t]:.2f}/{n}" + ("" if r["attempts"][t] == n else
                                                    f" ({r['attempts'][t]} run)") for t in tasks],
                 f"{r['total']:.2f}/{n * len(tasks)}",
+                *([] if not costly else ["-" if r.get("cost") is None else f"{r['cost']:.4f}"]),
             ]
             for r in game["table"]
         ]
         out = ["", f"Project: points per task, the sum of {n} attempts"]
-        out += grid(["#", "entrant", *tasks, "total"], rows, left=2)
+        out += grid(["#", "entrant", *tasks, "total", *(["cost"] if costly else [])], rows,
+                    left=2)
         detail = [
             [clip(r["entrant"], NAME_WIDTH), t,
              *attempt_cells(r.get("breakdown", {}).get(t, []), n)]
@@ -186,7 +199,8 @@ class ProjectNight:
             for t in tasks
         ]
         if detail:
-            out += ["", "  per attempt: points, floor (F) and signal (S) checks passed/total"]
+            out += ["", "  per attempt: points, floor (F) and signal (S) checks passed/total; "
+                    "an agent's status, tokens, cost and seconds"]
             out += grid(["entrant", "task", *[f"#{i}" for i in range(1, n + 1)]], detail, left=2)
         return out + void_lines(game["void"])
 

@@ -7,9 +7,11 @@ One attempt is one JSON file:
      "checks": {"passed": 21, "total": 22, "failed": ["bom"], "failed_optional": []},
      "by_label": {"floor": {"passed": 11, "total": 11}, "signal": {...}, "optional": {...}},
      "tests": {"passed": 30, "total": 31, "complete": true},
-     "notes": [...], "seconds": 3.2, "walled": true}
+     "notes": [...], "seconds": 3.2, "walled": true, "twins": 8}
 
-`walled` is null for ingested reports (the evaluator ran elsewhere). The table
+`walled` is null for ingested reports (the evaluator ran elsewhere). `twins` is how
+many hidden twin tests a pytest evaluator's run had (null for other evaluators);
+no count, id or note ever names one. The table
 reads a folder of such files: per entrant and task, the sum of attempts 1..5
 (a missing attempt scores 0), the total over every task in the folder (out of 5
 per task: 20 for the four leaderboard projects), and per attempt its points and
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cogolf import resultdocs
+from cogolf.agents.summary import agent_summary
 from cogolf.games.project.scoring import AttemptScore
 from cogolf.games.project.task import COUNTED_LABELS
 
@@ -45,6 +48,7 @@ class AttemptResult:
     score: AttemptScore
     seconds: float
     walled: bool | None
+    twins: int | None = None
 
     @property
     def points(self) -> float:
@@ -61,6 +65,7 @@ class AttemptResult:
             **self.score.to_json(),
             "seconds": self.seconds,
             "walled": self.walled,
+            "twins": self.twins,
         }
 
 
@@ -75,10 +80,12 @@ class AttemptRecord:
     source: str
     status: str = ""
     by_label: tuple[tuple[str, int, int], ...] = ()  # (label, passed, total), counted labels
+    agent: dict[str, Any] | None = None  # an agent's attempt: status, tokens, cost, seconds
 
     def breakdown(self) -> dict[str, Any]:
         return {"attempt": self.attempt, "points": self.points, "status": self.status,
-                **{label: [passed, total] for label, passed, total in self.by_label}}
+                **{label: [passed, total] for label, passed, total in self.by_label},
+                **({"agent": self.agent} if self.agent is not None else {})}
 
 
 @dataclass
@@ -119,7 +126,8 @@ def read_record(data: Any, source: str) -> AttemptRecord:
     if not isinstance(status, str):
         raise ResultError(f"{source}: status must be a string")
     return AttemptRecord(data["task"], data["entrant"], attempt, float(points), source,
-                         status, _by_label(data.get("by_label"), source))
+                         status, _by_label(data.get("by_label"), source),
+                         agent_summary(data.get("agent"), source, ResultError))
 
 
 def _by_label(raw: Any, source: str) -> tuple[tuple[str, int, int], ...]:
@@ -196,6 +204,14 @@ def attempt_cell(record: dict[str, Any] | None) -> str:
             parts.append(f"{letter}{passed}/{total}")
     if record.get("status") not in ("", "ok", None):
         parts.append(str(record["status"]))
+    agent = record.get("agent")
+    if isinstance(agent, dict):
+        if agent.get("status") not in ("ok", None):
+            parts.append(str(agent["status"]))
+        tokens = agent.get("input_tokens", 0) + agent.get("output_tokens", 0)
+        cost = agent.get("cost")
+        parts.append(f"{tokens}tok" + ("" if cost is None else f" ${cost:.2f}")
+                     + f" {agent.get('seconds') or 0:.0f}s")
     return " ".join(parts)
 
 

@@ -9,6 +9,10 @@
       "command": ["{python}", "-m", "pytest", "--junitxml", "{report}", "{tests}"],
       "time_limit_seconds": 120,
       "report_format": "junit",                one of cogolf.evaluation.reports.PARSERS
+      "twins": {"rule": "phpunit", "count": 28,  (optional) hidden twins per run, made by
+                "skip": ["<test id>", ...]},   a rule of cogolf.evaluation.ruletwins (an
+                                               evaluator written for it); skip: tests
+                                               never twinned (too slow to run twice)
       "walls": {"writable": ["bootstrap/cache"]},  what the run needs beyond the default
                                                walls (readable, writable, max_processes,
                                                unix_listen)
@@ -36,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from cogolf.evaluation.reports import PARSERS
+from cogolf.evaluation.ruletwins import RULES
 from cogolf.games.project.scales import Scale, ScaleError, load_scale
 
 LABELS = ("floor", "signal", "optional")
@@ -46,6 +51,7 @@ PLACEHOLDERS = ("python", "workspace", "tests", "report")
 MAX_TIME_LIMIT_SECONDS = 3600
 DEFAULT_TIME_LIMIT_SECONDS = 300
 MAX_TASKS = 1024
+MAX_TWINS = 1000
 
 
 class TaskError(ValueError):
@@ -70,6 +76,15 @@ class TaskWalls:
 
 
 @dataclass(frozen=True)
+class TwinSpec:
+    """Hidden twins per run for an evaluator written for a rule (see `ruletwins`)."""
+
+    rule: str
+    count: int
+    skip: tuple[str, ...] = ()  # test ids never twinned
+
+
+@dataclass(frozen=True)
 class ProjectTask:
     root: Path
     name: str
@@ -84,6 +99,7 @@ class ProjectTask:
     time_limit_seconds: float = DEFAULT_TIME_LIMIT_SECONDS
     toolbox: tuple[str, ...] = ()
     walls: TaskWalls = TaskWalls()
+    twins: TwinSpec | None = None
 
     @property
     def runnable(self) -> bool:
@@ -111,7 +127,7 @@ def parse_task(data: dict[str, Any], root: Path, *, where: str = "task.json") ->
     known = {
         "name", "prompt", "template", "evaluator_tests", "evaluator_dest", "command",
         "time_limit_seconds", "report_format", "checks", "scale", "description",
-        "toolbox", "walls",
+        "toolbox", "walls", "twins",
     }
     unknown = set(data) - known
     if unknown:
@@ -158,7 +174,30 @@ def parse_task(data: dict[str, Any], root: Path, *, where: str = "task.json") ->
         time_limit_seconds=float(limit),
         toolbox=_toolbox(data.get("toolbox", []), where),
         walls=_walls(data.get("walls", {}), where),
+        twins=_twins(data.get("twins"), checks, where),
     )
+
+
+def _twins(raw: Any, checks: tuple[Check, ...], where: str) -> TwinSpec | None:
+    if raw is None:
+        return None
+    at = f"{where}: twins"
+    if not isinstance(raw, dict) or set(raw) - {"rule", "count", "skip"} or "rule" not in raw:
+        raise TaskError(f"{at}: expected an object with rule, count and optionally skip")
+    rule = raw["rule"]
+    if rule not in RULES:
+        raise TaskError(f"{at}: rule {rule!r} is not one of {', '.join(RULES)}")
+    count = raw.get("count")
+    if isinstance(count, bool) or not isinstance(count, int) or not 0 < count <= MAX_TWINS:
+        raise TaskError(f"{at}: count must be an integer in [1, {MAX_TWINS}]")
+    skip = raw.get("skip", [])
+    scored = {t for c in checks for t in c.tests}
+    if not isinstance(skip, list) or not all(isinstance(t, str) for t in skip):
+        raise TaskError(f"{at}: skip must be a list of test ids")
+    unknown = [t for t in skip if t not in scored]
+    if unknown:
+        raise TaskError(f"{at}: skip names {unknown[0]!r}, which no check lists")
+    return TwinSpec(rule=rule, count=count, skip=tuple(skip))
 
 
 def _toolbox(raw: Any, where: str) -> tuple[str, ...]:

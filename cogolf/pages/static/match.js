@@ -57,7 +57,18 @@ function start() {
     else return;
     event.preventDefault();
   });
-  if (live) watch(el.dataset.matchId);
+  if (live && el.dataset.poll === "1") follow();
+  else if (live) watch(el.dataset.matchId);
+}
+
+// A match of a running league night is played on the night's own server: its page here
+// is drawn from the journal as it grows, so it is fetched again until the match ends.
+function follow() {
+  const timer = setInterval(async () => {
+    await redraw();
+    const el = root();
+    if (!el || el.dataset.ended === "1" || el.dataset.live !== "1") clearInterval(timer);
+  }, 2000);
 }
 
 let pending = null;
@@ -74,6 +85,7 @@ async function redraw() {
   old.replaceWith(document.adoptNode(fresh));
   bind();
   show(follow ? holes().length : current, false);
+  tick();
   document.title = doc.title || document.title;
 }
 
@@ -96,4 +108,17 @@ function watch(matchId) {
   });
 }
 
+// An open hole's deadline, counted down each second (the server's clock, as the journal
+// recorded the hole's start; a missed deadline is followed by a retry, then the fallback).
+function tick() {
+  for (const el of document.querySelectorAll("#match .countdown[data-deadline]")) {
+    const left = Number(el.dataset.deadline) - Date.now() / 1000;
+    el.textContent = left > 0 ? `${Math.ceil(left)} s to the deadline`
+      : "deadline passed: a retry, then the fallback";
+    el.classList.toggle("late", left <= 5);
+  }
+}
+
 start();
+tick();
+setInterval(tick, 1000);

@@ -47,14 +47,45 @@ async function poll() {
   }
   const updated = document.getElementById("progress-updated");
   if (updated) updated.textContent = doc.updated_at;
+  const elapsed = document.getElementById("progress-elapsed");
+  if (elapsed) elapsed.textContent = doc.elapsed;
+  const eta = document.getElementById("progress-eta");
+  if (eta) {
+    eta.textContent = doc.eta ? `about ${doc.eta} left`
+      : doc.state === "matches" ? "time left: known after the first match" : "";
+  }
+  const solo = document.getElementById("progress-solo");
+  if (solo && doc.solo) {
+    solo.hidden = false;
+    document.getElementById("solo-done").textContent = String(doc.solo.done);
+    document.getElementById("solo-total").textContent = String(doc.solo.total);
+    document.getElementById("solo-left").textContent = String(doc.solo.total - doc.solo.done);
+  }
+  const playing = document.getElementById("progress-playing");
+  const list = document.getElementById("playing-list");
+  if (playing && list) {
+    const ids = doc.playing || [];
+    playing.hidden = ids.length === 0;
+    list.replaceChildren(...ids.map((id) => {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = list.dataset.href + encodeURIComponent(id);
+      const pill = document.createElement("span");
+      pill.className = "pill live";
+      pill.textContent = "live";
+      a.append(pill, " ", id);
+      li.append(a);
+      return li;
+    }));
+  }
   const status = document.getElementById("night-status");
   if (status) {
     const shown = doc.state === "stopped" ? "stopped" : "running";
     status.textContent = shown;
     status.className = `badge status-${shown}`;
   }
-  const list = document.getElementById("progress-leaders");
-  if (list) setLeaders(list, doc.leaders || []);
+  const leaders = document.getElementById("progress-leaders");
+  if (leaders) setLeaders(leaders, doc.leaders || []);
 }
 
 if (root) {

@@ -101,18 +101,62 @@ def test_collection_error_loses_only_that_module(task: Commit0Task, tmp_path: Pa
     assert result.passed == len(task.reference_ids) - len(lost)
 
 
-def test_timeout_scores_zero(task: Commit0Task, tmp_path: Path) -> None:
-    quick = tmp_path / "quick_task"
-    shutil.copytree(task.root, quick)
-    data = json.loads((quick / "task.json").read_text())
-    data["time_limit_seconds"] = 3
-    (quick / "task.json").write_text(json.dumps(data))
+def limited(task: Commit0Task, folder: Path, **limits: float) -> Commit0Task:
+    """A copy of the task with other time limits."""
+    shutil.copytree(task.root, folder)
+    data = json.loads((folder / "task.json").read_text())
+    (folder / "task.json").write_text(json.dumps({**data, **limits}))
+    return load_task(folder)
+
+
+def hanging(task: Commit0Task, tmp_path: Path, how: str) -> Path:
+    """The original with `wrap` hanging (`test_wrap.py` runs last); `how` is the body."""
     sub = submission_from(task, tmp_path, original=True)
-    roman = sub / "src" / "textkit" / "roman.py"
-    roman.write_text(roman.read_text().replace('    text = numeral.strip().upper()\n',
-                                               '    while True:\n        pass\n'))
-    result = score(load_task(quick), sub)
-    assert result.status == "timeout" and result.pass_rate == 0.0
+    wrap = sub / "src" / "textkit" / "wrap.py"
+    wrap.write_text(wrap.read_text().replace("    if width < 1:\n",
+                                             f"    {how}\n    if width < 1:\n"))
+    return sub
+
+
+@pytest.mark.slow
+def test_a_test_over_its_limit_fails_alone_the_rest_still_counts(
+        task: Commit0Task, tmp_path: Path) -> None:
+    wraps = {i for i in task.reference_ids if i.startswith("tests.test_wrap::test_wrap")}
+    # a Python loop: interrupted inside the test at its limit, the suite goes on
+    sub = hanging(task, tmp_path, "while True: pass")
+    result = score(limited(task, tmp_path / "t1", test_time_limit_seconds=1), sub)
+    assert result.status == "ok", result.notes
+    assert set(result.not_passed) == wraps and set(result.not_passed.values()) == {"failed"}
+    assert result.counts is not None and result.counts["over_test_time_limit"] == len(wraps)
+    assert "6 test(s) ran over the per-test time limit of 1s and failed" in result.notes
+    assert not any("def test_" in n for n in result.notes)
+
+
+@pytest.mark.slow
+def test_a_test_that_never_returns_to_python_is_stopped_from_outside(
+        task: Commit0Task, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cogolf.evaluation import channel
+    monkeypatch.setattr(channel, "STALL_GRACE_SECONDS", 2.0)
+    sub = hanging(task, tmp_path, "import time; time.sleep(3600)")  # no exception gets in
+    result = score(limited(task, tmp_path / "t1", test_time_limit_seconds=1), sub)
+    assert result.status == "ok" and result.seconds < 120, result.notes
+    # everything before the hang passed; from the hanging test on, nothing has a result
+    after = {i for i in task.reference_ids if i.startswith("tests.test_wrap::")}
+    assert set(result.not_passed) == after
+    assert any("the run was stopped there" in n for n in result.notes), result.notes
+    assert any("killed by signal 9" in n for n in result.notes), result.notes
+
+
+@pytest.mark.slow
+def test_a_run_over_the_suite_limit_counts_what_finished(
+        task: Commit0Task, tmp_path: Path) -> None:
+    sub = hanging(task, tmp_path, "while True: pass")
+    result = score(limited(task, tmp_path / "t1", time_limit_seconds=20,
+                           test_time_limit_seconds=600), sub)
+    assert result.status == "ok", result.notes
+    assert 0 < result.passed < len(task.reference_ids)
+    assert all(i.startswith("tests.test_wrap::") for i in result.not_passed)
+    assert any("the suite's time limit of 20s was reached after" in n for n in result.notes)
 
 
 def test_bad_submissions(task: Commit0Task, tmp_path: Path) -> None:
@@ -137,8 +181,15 @@ def test_prepare_refuses_a_tree_without_tests(tmp_path: Path) -> None:
     src = tmp_path / "lib"
     (src / "lib").mkdir(parents=True)
     (src / "lib" / "__init__.py").write_text("def f():\n    return 1\n")
-    with pytest.raises(SourceError, match="pytest collected no test on the original"):
+    with pytest.raises(SourceError, match=r"this source ships no tests .* --git REPO --commit"):
         asyncio.run(prepare(str(src), tmp_path / "out"))
+    # test modules pytest does not collect (its `python_files` say otherwise)
+    (src / "tests").mkdir()
+    (src / "tests" / "test_f.py").write_text("from lib import f\n\ndef test_f():\n    assert f()\n")
+    (src / "pytest.ini").write_text("[pytest]\npython_files = check_*.py\n")
+    with pytest.raises(SourceError, match=r"pytest collected no test on the original.*--tests"
+                       r".*pytest said: .*no tests ran"):
+        asyncio.run(prepare(str(src), tmp_path / "out2"))
 
 
 def _result(folder: Path, entrant: str, task: str, rate: float) -> None:

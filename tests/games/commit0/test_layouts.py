@@ -198,3 +198,31 @@ def test_a_task_file_cannot_point_outside_or_load_odd_plugins(tmp_path: Path) ->
     old = {k: v for k, v in base.items() if k != "tests_paths"}
     (tmp_path / "task.json").write_text(json.dumps({**old, "tests_path": "tests"}))
     assert load_task(tmp_path).tests_paths == ("tests",)
+
+
+def test_a_task_files_twin_record_is_checked_and_an_old_task_has_none(tmp_path: Path) -> None:
+    from cogolf.games.commit0.task import MAX_TWIN_SITES, TaskError, load_task
+
+    (tmp_path / "skeleton").mkdir()
+    (tmp_path / "hidden_tests").mkdir()
+    base = {"game": "commit0", "schema": 1, "name": "x", "source": "x",
+            "package_paths": ["x"], "reference_ids": ["tests.t::a"], "tests_paths": ["tests"]}
+    last = MAX_TWIN_SITES - 1
+    for twins, message in [({"../t.py::a": [0]}, "is not a test key"),
+                           ({"/t.py::a": [0]}, "is not a test key"),
+                           ({"tests/t.py": [0]}, "is not a test key"),
+                           ({"tests/t.py::a": [MAX_TWIN_SITES]}, f"0..{last}"),
+                           ({"tests/t.py::a": [-1]}, f"0..{last}"),
+                           ({"tests/t.py::a": [True]}, f"0..{last}"),
+                           ({"tests/t.py::a": 0}, f"0..{last}"),
+                           ([["tests/t.py::a", [0]]], "must be an object")]:
+        (tmp_path / "task.json").write_text(json.dumps({**base, "twins": twins}))
+        with pytest.raises(TaskError, match=message):
+            load_task(tmp_path)
+    (tmp_path / "task.json").write_text(json.dumps(
+        {**base, "twins": {"tests/t.py::C::a": [0, last]}}))
+    task = load_task(tmp_path)
+    assert task.twins == {"tests/t.py::C::a": [0, last]}
+    assert task.to_json()["twins"] == task.twins
+    (tmp_path / "task.json").write_text(json.dumps(base))  # prepared before twins
+    assert load_task(tmp_path).twins is None and "twins" not in load_task(tmp_path).to_json()

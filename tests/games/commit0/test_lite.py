@@ -43,6 +43,7 @@ def test_bad_arguments_are_clear_errors(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.network
 def test_three_lite_libraries_from_pypi(tmp_path: Path) -> None:
     done = cogolf("lite", "--out", str(tmp_path), "--only", ",".join(LIBRARIES),
                   "--time-limit", "300", "--json", timeout=900)

@@ -59,9 +59,33 @@ def test_official_rate_arithmetic() -> None:
     calls = {"t.py::a": "passed", "t.py::b": "xfailed", "t.py::c": "failed",
              "t.py::d": "skipped", "t.py::e": "xpassed", "t.py::other": "passed"}
     rate = official_rate(listed, calls)  # f, g: no call phase (missing, setup error)
-    assert (rate.listed, rate.passed, rate.xfailed, rate.missing) == (7, 2, 1, 2)
+    # the benchmark's reading: an xpass is a pass, an xfail is not
+    assert (rate.listed, rate.passed, rate.xpassed, rate.xfailed, rate.missing) == (7, 2, 1, 1, 2)
     assert rate.rate == pytest.approx(2 / 7)
+    assert rate.failed == ("t.py::b", "t.py::c", "t.py::d", "t.py::f", "t.py::g")
+    assert rate.to_json()["failed"] == list(rate.failed)
     assert official_rate([], calls).rate == 0.0
+
+
+def test_official_rate_names_at_most_500_failed_ids_and_counts_them_all() -> None:
+    listed = [f"t.py::t{i}" for i in range(501)]
+    rate = official_rate(listed, {})
+    assert rate.missing == 501 and len(rate.failed) == 501
+    assert len(rate.to_json()["failed"]) == 500 and rate.to_json()["failed"][-1] == "t.py::t499"
+    assert len(official_rate(listed[:500], {}).to_json()["failed"]) == 500
+
+
+def test_the_benchmarks_items_of_other_files_are_accepted_as_they_are(tmp_path: Path) -> None:
+    """Lines of the benchmark's own files (attrs, pytest, voluptuous): plugin items."""
+    ids = ["tests/test_mypy.yml::attr_s_with_type_argument[val=a = attr.ib(type=int)]",
+           "testing/freeze/tests/test_doctest.txt::test_doctest.txt",
+           "voluptuous/tests/tests.md::tests.md", "tests/test_a.py::test_b"]
+    path = tmp_path / "ids.bz2"
+    path.write_bytes(bz2.compress("\n".join(ids).encode()))
+    assert read_id_file(path) == ids
+    assert to_ours(ids[2]) == "voluptuous.tests.tests.md::tests.md"
+    rate = official_rate(ids, {ids[0]: "passed", ids[2]: "passed"})
+    assert (rate.passed, rate.missing) == (2, 2)
 
 
 @pytest.mark.parametrize(
@@ -70,7 +94,9 @@ def test_official_rate_arithmetic() -> None:
         (b"", "no test ids"),
         (b"\n\n# only a comment\n", "no test ids"),
         (b"tests/test_a.py\n", "is not a pytest id"),
-        (b"tests/test_a.txt::test\n", "is not a pytest id"),
+        (b"tests/test_a::test\n", "is not a pytest id"),
+        (b"tests/::test\n", "is not a pytest id"),
+        (b"tests/test_a.py::\n", "is not a pytest id"),
         (b"/etc/passwd.py::test\n", "must be a relative path"),
         (b"tests/../../x.py::test\n", "must be a relative path"),
         (b"tests\\x.py::test\n", "must be a relative path"),

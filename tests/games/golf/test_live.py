@@ -235,15 +235,22 @@ def test_golf_play_runs_the_policy_as_a_bot_process(tmp_path: Path) -> None:
     assert "No submission" in done.stdout and "score" in done.stdout
     doc = json.loads(next(res.glob("flaky.python.*.json")).read_text())
     by_hole = {h["hole"]: h for h in doc["holes"]}
-    # Junk and a crash: the bot passes those holes at once (scored as no submission).
-    for key in ("flatten", "levenshtein"):
+    # Junk and a crash: the bot passes those holes at once (scored as no submission),
+    # marked as its own fallbacks, and the result counts them.
+    for key, cause in (("flatten", "policy_invalid"), ("levenshtein", "policy_raised")):
         assert by_hole[key]["reason"] == "No submission" and by_hole[key]["score"] == 1000
+        assert by_hole[key]["fallback"] == cause
+    assert doc["totals"]["fallbacks"] == 2
     assert by_hole["palindrome"]["status"] == "passed" and by_hole["palindrome"]["bytes"] == 21
     assert doc["totals"]["holes_passed"] == 16
     subs = {s.key: s for s in records(reps / "flaky-1.ndjson", GolfSubmissionRecord)}
     assert len(subs) == 18
     assert (subs["flatten"].origin, subs["flatten"].source, subs["flatten"].errors) == (
-        "seat", None, [])
+        "seat_fallback", None, [])
+    assert subs["flatten"].fallback_detail == (
+        "the policy's play would be refused: Object missing required field `source`")
+    assert subs["levenshtein"].fallback_detail.startswith("RuntimeError: no idea (at policies.py:")
+    assert subs["palindrome"].origin == "seat"
     board = _cogolf("golf", "leaderboard", str(res))
     assert board.returncode == 0 and "flaky" in board.stdout
 

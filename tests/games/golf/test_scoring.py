@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from cogolf.games.golf import play, scoring
@@ -96,3 +97,86 @@ def test_private_tests_never_choose(holes: HoleSet) -> None:
     result = play.judge_attempts(hole, [b"x" * 10, b"y" * 20], [first, second])
     assert result.attempt == 0 and result.attempts == 2
     assert result.tests_passed == n_pub and result.bytes == 10
+
+
+def test_each_call_is_judged_exactly(holes: HoleSet) -> None:
+    hole = holes.hole("sum-digits")
+    tests = [*hole.public[:3], hole.private[0]]  # public expects 6, 0, 9
+    batch = BatchResult(load=LoadStatus.OK, results=[
+        CallResult(status=CallStatus.OK, value=6),
+        CallResult(status=CallStatus.ERROR, value=None, detail="ZeroDivisionError"),
+        CallResult(status=CallStatus.OK, value=float("nan")),
+    ])  # the fourth call never ran
+    assert scoring.judge_tests(tests, batch) == [
+        scoring.TestOutcome(name=tests[0].name, passed=True, status="pass", got="6"),
+        scoring.TestOutcome(name=tests[1].name, passed=False, status="error",
+                            detail="ZeroDivisionError"),
+        scoring.TestOutcome(name=tests[2].name, passed=False, status="invalid",
+                            detail="non-finite float at $"),
+        scoring.TestOutcome(name=tests[3].name, passed=False, status="not_run"),
+    ]
+    result = scoring.judge_hole(hole, tests, 40, batch, attempt=2, attempts=3)
+    pen = scoring.penalty_part(1, 4, hole.penalty)
+    assert pen == hole.penalty * 0.75**2
+    assert result == scoring.HoleResult(
+        hole=hole.key, title=hole.title, difficulty=hole.difficulty, bytes=40,
+        tests_passed=1, tests_total=4, penalty=pen, score=40 + pen, status="failed",
+        reason="Runtime error", detail="",
+        tests=scoring.judge_tests(tests, batch)[:3],  # the private test is only counted
+        private_passed=0, private_total=1, attempt=2, attempts=3,
+    )
+
+
+def test_a_hole_passes_only_when_every_call_does(holes: HoleSet) -> None:
+    hole = holes.hole("sum-digits")
+    tests = [hole.public[0], hole.private[0]]
+    batch = _batch([CallStatus.OK, CallStatus.OK], [6, tests[1].expect])
+    result = scoring.judge_hole(hole, tests, 12, batch)
+    assert (result.status, result.reason, result.score, result.penalty) == ("passed", "", 12, 0.0)
+    assert (result.private_passed, result.private_total, result.attempts) == (1, 1, 1)
+    assert result.attempt is None
+    assert scoring.failure_reason(batch, scoring.judge_tests(tests, batch)) is None
+
+
+@pytest.mark.parametrize(
+    ("load", "reason"),
+    [(LoadStatus.CRASH, "Runtime error"), (LoadStatus.HARNESS_ERROR, "Runtime error")],
+)
+def test_a_crashed_load_is_a_runtime_error(holes: HoleSet, load: LoadStatus, reason: str) -> None:
+    hole = holes.hole("sum-digits")
+    batch = BatchResult(load=load, results=[], load_detail="boom")
+    result = scoring.judge_hole(hole, hole.public[:2], 9, batch)
+    assert (result.reason, result.detail, result.tests_passed) == (reason, "boom", 0)
+    assert [t.status for t in result.tests] == ["not_run", "not_run"]
+
+
+def test_the_score_adds_the_penalty_and_no_tests_is_no_correctness() -> None:
+    assert scoring.hole_score(10, 1, 2, 100.0) == 10 + 25.0
+    assert scoring.penalty_part(0, 0, 80.0) == 80.0
+    assert scoring.penalty_part(2, 2, 80.0) == 0.0
+
+
+def test_a_missing_hole_exactly(holes: HoleSet) -> None:
+    hole = holes.hole("reverse-string")
+    assert scoring.missing_hole(hole, hole.scoring) == scoring.HoleResult(
+        hole=hole.key, title=hole.title, difficulty=hole.difficulty, bytes=0, tests_passed=0,
+        tests_total=len(hole.scoring), penalty=hole.penalty, score=hole.penalty,
+        status="missing", reason="No submission", tests=[], attempts=0,
+    )
+
+
+def test_course_totals_add_every_field(holes: HoleSet) -> None:
+    hole = holes.hole("sum-digits")
+    tests = hole.public[:2]
+    passed = scoring.judge_hole(hole, tests, 20, _batch([CallStatus.OK] * 2, [6, 0]))
+    failed = msgspec.structs.replace(
+        scoring.judge_hole(hole, tests, 7, _batch([CallStatus.OK] * 2, [6, 1])),
+        fallback="timeout",
+    )
+    missing = scoring.missing_hole(hole, tests)
+    totals = scoring.course_totals([passed, failed, missing])
+    assert totals == scoring.CourseTotals(
+        score=passed.score + failed.score + missing.score,
+        holes_passed=1, holes_total=3, tests_passed=3, tests_total=6, raw_bytes=27,
+        penalty=failed.penalty + missing.penalty, official_bytes=20, fallbacks=1,
+    )

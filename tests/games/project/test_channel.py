@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import random
+import re
 import subprocess
 import sys
 import zipfile
@@ -14,6 +16,7 @@ import pytest
 from cogolf.evaluation.build import WheelError, check_wheel
 from cogolf.evaluation.channel import junit_id, plant_canaries, read_records, with_plugin
 from cogolf.evaluation.reports import Outcome
+from cogolf.evaluation.twins import tamper_reason
 
 TOKEN = "t" * 32
 
@@ -70,7 +73,7 @@ def test_a_later_pass_cannot_hide_a_failure() -> None:
     assert read_records(data, TOKEN, set()).report.tests["t::x"] is Outcome.FAILED
 
 
-def test_forged_lines_canaries_and_tripwires_are_tampering() -> None:
+def test_forged_lines_and_canaries_are_tampering_a_tripwire_alone_a_note() -> None:
     forged = lines(*phases("t.py::x", "passed", "passed", "passed"), token="guess")
     assert read_records(forged, TOKEN, set()).tampered
     assert read_records(b"not json\n", TOKEN, set()).tampered
@@ -78,8 +81,68 @@ def test_forged_lines_canaries_and_tripwires_are_tampering() -> None:
     result = read_records(canary, TOKEN, {"t.py::test_canary_1"})
     assert result.tampered == ["a canary test that must fail was reported as passed"]
     assert "t::test_canary_1" not in result.report.tests  # never scored
-    tripped = read_records(lines({"tripwire": "scanned the heap"}), TOKEN, set())
-    assert tripped.tampered == ["tripwire: scanned the heap"]
+    # honest tools set tripwires off (Hypothesis's trace function): alone, a note
+    tripped = read_records(lines({"tripwire": "installed a trace function"},
+                                 *phases("t.py::x", "passed", "passed", "passed")),
+                           TOKEN, set())
+    assert not tripped.tampered and tripped.report.tests["t::x"] is Outcome.PASSED
+    assert tripped.suspicions == ["tripwire: installed a trace function (not confirmed by "
+                                  "the twins or canaries: not held against the run)"]
+    # confirmed by a canary: the tripwire is one of the verdict's reasons
+    both = read_records(lines({"tripwire": "scanned the heap"}) + canary, TOKEN,
+                        {"t.py::test_canary_1"})
+    assert both.tampered == ["a canary test that must fail was reported as passed",
+                             "tripwire: scanned the heap"]
+    assert not both.suspicions
+
+
+def test_collection_messages_exit_status_time_limits_and_durations() -> None:
+    data = lines(
+        {"event": "start"},
+        {"collect_error": "tests/test_a.py", "message": "ModuleNotFoundError: No module "
+         "named 'psutil'" + "x" * 500},
+        {"collected": ["t.py::slow", "t.py::fast"]},
+        *({**r, "seconds": 40.0} for r in phases("t.py::slow", "passed", "failed", "passed")),
+        {"event": "time_limit", "id": "t.py::slow"},
+        *({**r, "seconds": 0.5} for r in phases("t.py::fast", "passed", "passed", "passed")),
+        {"event": "finish", "exitstatus": 1},
+    )
+    result = read_records(data, TOKEN, set())
+    assert result.collect_errors == ["tests/test_a.py"]
+    message = result.collect_messages["tests/test_a.py"]
+    assert message.startswith("ModuleNotFoundError: No module named 'psutil'")
+    assert len(message) == 300  # capped
+    assert result.exitstatus == 1 and result.time_limited == ["t.py::slow"]
+    assert result.seconds == {"t.py::slow": 120.0, "t.py::fast": 1.5}
+    assert result.report.tests["t::slow"] is Outcome.FAILED
+
+
+def test_a_twin_passed_with_its_original_is_tampering_and_never_shown() -> None:
+    twins = {"t.py::test_twin": "t.py::test_real", "t.py::C::test_b2": "t.py::C::test_b"}
+    data = lines(
+        {"event": "start"},
+        {"collected": ["t.py::test_real[1]", "t.py::test_twin[1]", "t.py::C::test_b",
+                       "t.py::C::test_b2"]},
+        *phases("t.py::test_real[1]", "passed", "passed", "passed"),
+        *phases("t.py::test_twin[1]", "passed", "passed", "passed"),
+        *phases("t.py::C::test_b", "passed", "failed", "passed"),
+        *phases("t.py::C::test_b2", "passed", "passed", "passed"),
+        {"event": "finish"},
+    )
+    result = read_records(data, TOKEN, set(), twins)
+    # the class twin passed alone: an honest wrong answer can do that, no verdict
+    assert result.tampered == [tamper_reason(1, 2)]
+    assert "test_twin" not in result.tampered[0] and "test_b2" not in result.tampered[0]
+    assert result.report.tests == {"t::test_real[1]": Outcome.PASSED,
+                                   "t.C::test_b": Outcome.FAILED}
+    assert result.collected == ["t.py::test_real[1]", "t.py::C::test_b"]
+    assert set(result.calls) == {"t.py::test_real[1]", "t.py::C::test_b"}
+    assert result.twin_originals == {"t::test_twin[1]": "t::test_real[1]",
+                                     "t.C::test_b2": "t.C::test_b"}
+    # only twins whose original is a scored test count; a dry run counts none
+    assert not read_records(data, TOKEN, set(), twins, {"t.C::test_b"}).tampered
+    dry = read_records(data, TOKEN, set(), twins, frozenset())
+    assert not dry.tampered and dry.twin_outcomes["t::test_twin[1]"] is Outcome.PASSED
 
 
 def test_a_cut_last_line_is_no_result_not_tampering() -> None:
@@ -97,11 +160,23 @@ def test_canaries_are_planted_in_real_modules_and_fail(tmp_path: Path) -> None:
     )
     planted = plant_canaries(tests, tmp_path, rng=random.Random(7))
     assert len(planted) == 3 and all(p.startswith("tests/test_words.py::test_") for p in planted)
+    text = (tests / "test_words.py").read_text()
     namespace: dict[str, object] = {}
-    exec((tests / "test_words.py").read_text(), namespace)
+    exec(text, namespace)
+    functions = {n.name: n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)}
     for nodeid in planted:
+        name = nodeid.rpartition("::")[2]
         with pytest.raises(AssertionError):
-            namespace[nodeid.rpartition("::")[2]]()  # type: ignore[operator]
+            namespace[name]()  # type: ignore[operator]
+        # not recognisable by shape: no number in the name, no two constants compared;
+        # a name bound to an expected value of the module's checks against a near int
+        assert not re.search(r"\d", name)
+        first, *_, last = functions[name].body
+        assert isinstance(first, ast.Assign) and isinstance(ast.literal_eval(first.value), int)
+        assert isinstance(last, ast.Assert) and isinstance(last.test, ast.Compare)
+        assert isinstance(last.test.left, ast.Name)
+        assert last.test.left.id == first.targets[0].id  # type: ignore[attr-defined]
+        assert isinstance(ast.literal_eval(last.test.comparators[0]), int)
 
 
 def test_the_plugin_goes_right_after_dash_m_pytest() -> None:

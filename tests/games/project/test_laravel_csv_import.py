@@ -3,15 +3,19 @@ real attempts through the CLI (walled PHP runs over Debian's Laravel and PHPUnit
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from cogolf.games.project.attempt import run_attempt
 from cogolf.games.project.task import load_task
 from tests.games.project.cli import project_attempt
+from tests.games.project.soundness import assert_reference_fails_every_twin
 from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[3]
@@ -73,14 +77,28 @@ def test_reference_scores_one_point(tmp_path: Path) -> None:
     assert data["walled"] is True and data["entrant"] == "tester"
 
 
-@needs_php
-@pytest.mark.slow
-def test_naive_template_scores_zero(tmp_path: Path) -> None:
-    naive = tmp_path / "naive"
+def naive_overlay(root: Path, extra: dict[Path, str] | None = None) -> Path:
+    """The template with its importer reviewed but unchanged, plus `extra` files."""
+    naive = root / "naive"
     (naive / IMPORTER).parent.mkdir(parents=True)
     text = (TEMPLATE / IMPORTER).read_text(encoding="utf-8")
     (naive / IMPORTER).write_text(text + "\n// reviewed: the logic stays as it is\n")
-    data = cli_attempt(TASK, naive, tmp_path / "naive.json")
+    for rel, content in (extra or {}).items():
+        (naive / rel).parent.mkdir(parents=True, exist_ok=True)
+        (naive / rel).write_text(content, encoding="utf-8")
+    return naive
+
+
+@pytest.fixture(scope="module")
+def naive_result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("naive")
+    return project_attempt(TASK, naive_overlay(root), root / "naive.json").result
+
+
+@needs_php
+@pytest.mark.slow
+def test_naive_template_scores_zero(naive_result: dict[str, Any]) -> None:
+    data = naive_result
     assert data["status"] == "ok", data["notes"]
     assert data["points"] == 0.0
     assert data["by_label"]["floor"] == {"passed": 1, "total": 1}  # the demo file works
@@ -88,6 +106,105 @@ def test_naive_template_scores_zero(tmp_path: Path) -> None:
     failed = data["checks"]["failed"]
     assert "mixed-file-salvages-valid-rows" in failed and "quoted-commas" in failed
     assert data["checks"]["failed_optional"] == ["large-file-memory-is-bounded"]
+    assert data["tests"]["total"] == 29 and data["notes"] == []  # no twin in any count
+
+
+# Strips every <failure> and <error> from PHPUnit's --log-junit file once PHPUnit
+# has written it (a shutdown function runs after the report is flushed).
+STRIP_FAILURES = r"""
+register_shutdown_function(static function (): void {
+    $argv = $_SERVER['argv'] ?? [];
+    $at = array_search('--log-junit', $argv, true);
+    $path = $at === false ? null : ($argv[$at + 1] ?? null);
+    $xml = $path === null ? false : @file_get_contents($path);
+    if ($xml !== false) {
+        $xml = preg_replace('#<(failure|error)\b[^>]*>.*?</\1>#s', '', $xml);
+        file_put_contents($path, preg_replace('#<(failure|error)\b[^>]*/>#', '', $xml));
+    }
+});
+"""
+
+
+@needs_php
+@pytest.mark.slow
+def test_a_workspace_bootstrap_that_strips_failures_never_runs(
+    tmp_path: Path, naive_result: dict[str, Any]
+) -> None:
+    # on main this scored 1 point: the evaluator ran the workspace's bootstrap first
+    autoload = (TEMPLATE / "bootstrap" / "autoload.php").read_text(encoding="utf-8")
+    changes = naive_overlay(tmp_path, {Path("bootstrap/autoload.php"): autoload + STRIP_FAILURES,
+                                       Path("bootstrap/app.php"): "<?php\nexit(3);\n"})
+    data = cli_attempt(TASK, changes, tmp_path / "strip.json")
+    assert (data["status"], data["points"]) == ("ok", 0.0), data["notes"]
+    assert data["checks"] == naive_result["checks"]  # what the honest template scores
+
+
+@needs_php
+@pytest.mark.slow
+def test_app_code_that_strips_failures_from_the_report_is_tampered(tmp_path: Path) -> None:
+    # the same forgery from the application's own code, which the evaluator must load:
+    # only the twins see it (every twin passes with its original)
+    importer = (TEMPLATE / IMPORTER).read_text(encoding="utf-8")
+    forged = importer.replace("namespace App\\Services;",
+                              "namespace App\\Services;\n" + STRIP_FAILURES, 1)
+    changes = tmp_path / "forge"
+    (changes / IMPORTER).parent.mkdir(parents=True)
+    (changes / IMPORTER).write_text(forged, encoding="utf-8")
+    run = project_attempt(TASK, changes, tmp_path / "forge.json")
+    data = run.result
+    assert (data["status"], data["points"]) == ("tampered", 0.0)
+    assert data["checks"]["passed"] == 0 and data["tests"]["passed"] == 0
+    assert any(re.fullmatch(r"28 of 28 hidden twin tests .* reported passed together with "
+                            r"their originals: .*", n) for n in data["notes"]), data["notes"]
+    assert "test_" not in run.stdout  # no twin, and no test, named
+
+
+@needs_php
+@pytest.mark.slow
+def test_the_reference_fails_every_possible_twin() -> None:
+    assert assert_reference_fails_every_twin(TASK, tests_total=29) == 191
+
+
+# Small honest mistakes in the reference: each changes what some checks see, none
+# may ever look like forgery (a twin and its original both passing).
+HONEST_EDITS = [
+    ("$this->counts['total']++;", "$this->counts['total'] += 2;"),
+    ("$email === '' => 'missing_email',", "$email === '' => 'invalid_email',"),
+    ("private const BATCH = 500;", "private const BATCH = 1;"),
+    ("$email = strtolower(trim($fields[$columns['email']] ?? ''));",
+     "$email = trim($fields[$columns['email']] ?? '');"),
+    ("$name = \"'\".$name;", "$name = ' '.$name;"),
+    ("'phone' => $phone === '' ? null : $phone];", "'phone' => $phone];"),
+    ("return $this->counts + ['errors' => $this->errors];",
+     "return $this->counts + ['errors' => array_reverse($this->errors)];"),
+    ("$line = $records->key();", "$line = $records->key() + 1;"),
+    ("'message' => self::MESSAGES[$reason]];", "'message' => $reason];"),
+    ("isset($accepted[$email]) => 'duplicate_email',", ""),
+    ("if (! mb_check_encoding($record, 'UTF-8')) {", "if (false) {"),
+    ("$this->counts['skipped']++;", ""),
+]
+
+
+@needs_php
+@pytest.mark.slow
+def test_honest_mistakes_are_never_taken_for_forgery(tmp_path: Path) -> None:
+    task = load_task(TASK)
+    overlays = [overlay(tmp_path, f"edit{i}", SOLUTION, {IMPORTER: edit})
+                for i, edit in enumerate(HONEST_EDITS)]
+
+    async def all_attempts() -> list[Any]:
+        gate = asyncio.Semaphore(2)  # two at a time: the machine has two cores
+
+        async def one(changes: Path) -> Any:
+            async with gate:
+                return await run_attempt(task, changes)
+
+        return await asyncio.gather(*(one(o) for o in overlays))
+
+    results = asyncio.run(all_attempts())
+    statuses = [(r.score.status, r.points) for r in results]
+    assert all(status == "ok" for status, _ in statuses), statuses
+    assert sum(points < 1.0 for _, points in statuses) >= 10, statuses  # the edits do bite
 
 
 @needs_php

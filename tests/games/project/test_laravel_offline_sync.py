@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from tests.games.project.cli import project_attempt
+from tests.games.project.soundness import assert_reference_fails_every_twin
+from tests.games.project.test_laravel_csv_import import STRIP_FAILURES
 from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[3]
@@ -85,10 +87,16 @@ def test_reference_scores_one_point(tmp_path: Path) -> None:
     assert data["walled"] is True
 
 
+@pytest.fixture(scope="module")
+def naive_result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("naive")
+    return run_cli(TASK, overlay_with(root, TEMPLATE), root / "naive.json")
+
+
 @needs_php
 @pytest.mark.slow
-def test_naive_template_scores_zero(tmp_path: Path) -> None:
-    data = run_cli(TASK, overlay_with(tmp_path, TEMPLATE), tmp_path / "naive.json")
+def test_naive_template_scores_zero(naive_result: dict[str, Any]) -> None:
+    data = naive_result
     assert data["status"] == "ok", data["notes"]
     assert data["points"] == 0.0
     assert data["by_label"]["floor"] == {"passed": 3, "total": 3}
@@ -100,6 +108,28 @@ def test_naive_template_scores_zero(tmp_path: Path) -> None:
         "failed-change-log-write-on-create-leaves-no-note",
     ):
         assert check in data["checks"]["failed"]
+    assert data["tests"]["total"] == 41 and data["notes"] == []  # no twin in any count
+
+
+@needs_php
+@pytest.mark.slow
+def test_a_workspace_bootstrap_that_strips_failures_never_runs(
+    tmp_path: Path, naive_result: dict[str, Any]
+) -> None:
+    # on main this scored 1 point: the workspace's bootstrap/app.php loads its
+    # autoload.php, which the evaluator used; now it builds the application itself
+    overlay = overlay_with(tmp_path, TEMPLATE)
+    text = (TEMPLATE / "bootstrap" / "autoload.php").read_text()
+    (overlay / "bootstrap" / "autoload.php").write_text(text + STRIP_FAILURES)
+    data = run_cli(TASK, overlay, tmp_path / "strip.json")
+    assert (data["status"], data["points"]) == ("ok", 0.0), data["notes"]
+    assert data["checks"] == naive_result["checks"]  # what the honest template scores
+
+
+@needs_php
+@pytest.mark.slow
+def test_the_reference_fails_every_possible_twin() -> None:
+    assert assert_reference_fails_every_twin(TASK, tests_total=41) == 115
 
 
 @needs_php
@@ -126,9 +156,7 @@ def test_a_hanging_service_times_out_and_scores_zero(tmp_path: Path) -> None:
 @needs_php
 @pytest.mark.slow
 def test_an_evaluator_stopped_before_its_report_scores_zero(tmp_path: Path) -> None:
-    overlay = tmp_path / "overlay" / "bootstrap"
-    overlay.mkdir(parents=True)
-    text = (TEMPLATE / "bootstrap" / "autoload.php").read_text()
-    (overlay / "autoload.php").write_text(text + "\nexit(0);\n")
-    data = run_cli(TASK, tmp_path / "overlay", tmp_path / "exit.json")
+    overlay = overlay_with(tmp_path, TEMPLATE, "class SyncService\n{",
+                           "exit(0);\n\nclass SyncService\n{")
+    data = run_cli(TASK, overlay, tmp_path / "exit.json")
     assert (data["status"], data["points"]) == ("no_report", 0.0)

@@ -83,7 +83,7 @@ def test_league_project_table_shows_the_breakdown(tmp_path: Path) -> None:
                            data["attempt"])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data))
-    doc = standings_for_dir(night, samples=20)
+    doc = standings_for_dir(night)
     assert doc["problems"] == []
     text = "\n".join(render_games(doc))
     assert "20.00/20" in text and "0.50/20" in text

@@ -4,6 +4,7 @@ the reference scores 1 point, the naive template 0, an endless attempt times out
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from cogolf.games.project.gocache import warm_cache
 from cogolf.games.project.task import load_task
 from tests.games.project.cli import project_attempt
+from tests.games.project.soundness import assert_reference_fails_every_twin
 from tests.stacks import needs
 
 REPO = Path(__file__).resolve().parents[3]
@@ -99,3 +101,93 @@ def test_forged_test_events_without_the_evaluators_end_score_zero(tmp_path: Path
     data = attempt(TASK, overlay, tmp_path)
     assert data["points"] == 0.0
     assert data["status"] in ("empty_report", "no_report")
+
+
+def test_the_reference_fails_every_possible_twin() -> None:
+    assert assert_reference_fails_every_twin(TASK, tests_total=19) == 195
+
+
+# The candidate's package, run inside the test binary before any test: it prints a
+# passing run for NAMES (and, FROM_FILES, every test of the copied files) and the end
+# marker (found in a copied file, or FROM_ENV the environment), then exits.
+FORGER = """package shippingquotes
+
+import (
+\t"fmt"
+\t"os"
+\t"path/filepath"
+\t"regexp"
+)
+
+var (
+\ttestName = regexp.MustCompile(`func (Test\\w+)\\(t \\*testing`)
+\tmarker   = regexp.MustCompile(`cogolf-evaluator-end ([0-9a-f]{32})`)
+)
+
+func init() {
+\tnames := []string{NAMES}
+\tend := ""
+\tfiles, _ := filepath.Glob("*.go")
+\tfor _, f := range files {
+\t\tb, _ := os.ReadFile(f)
+\t\tfor _, m := range testName.FindAllStringSubmatch(string(b), -1) {
+\t\t\tif FROM_FILES {
+\t\t\t\tnames = append(names, m[1])
+\t\t\t}
+\t\t}
+\t\tif m := marker.FindStringSubmatch(string(b)); m != nil {
+\t\t\tend = m[1]
+\t\t}
+\t}
+\tif FROM_ENV {
+\t\tend = os.Getenv("COGOLF_EVALUATOR_END")
+\t}
+\tfor _, n := range names {
+\t\tfmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", n, n)
+\t}
+\tfmt.Printf("PASS\\n\\ncogolf-evaluator-end %s 0\\n", end)
+\tos.Exit(0)
+}
+"""
+
+
+def forger(tmp_path: Path, *, real_names: bool, from_files: bool, from_env: bool) -> Path:
+    names = [t.split("::")[1] for c in json.loads((TASK / "task.json").read_text())["checks"]
+             for t in c["tests"]]
+    source = (FORGER.replace("NAMES", ", ".join(f'"{n}"' for n in names) if real_names else "")
+              .replace("FROM_FILES", str(from_files).lower())
+              .replace("FROM_ENV", str(from_env).lower()))
+    overlay = tmp_path / "forge"
+    overlay.mkdir()
+    (overlay / "forge.go").write_text(source)
+    return overlay
+
+
+def test_a_marker_read_from_the_copied_source_is_not_there(tmp_path: Path) -> None:
+    # on main this scored 1 point: the marker sat in evaluator_tests/zz_end_test.go
+    data = attempt(TASK, forger(tmp_path, real_names=False, from_files=True, from_env=False),
+                   tmp_path)
+    assert data["points"] == 0.0
+    assert data["status"] in ("empty_report", "no_report")
+
+
+@pytest.mark.parametrize(
+    ("real_names", "from_files", "caught_by"),
+    [
+        (False, True, r"16 of 16 hidden twin tests .* reported passed together with their"),
+        (True, False, r"16 test\(s\) were reported under a name this run's evaluator did not"),
+    ],
+    ids=["every-test-in-the-files", "the-real-names"],
+)
+def test_a_forged_run_with_the_marker_is_tampered(
+    tmp_path: Path, real_names: bool, from_files: bool, caught_by: str
+) -> None:
+    # the marker read from the environment: a passing run of every test of the copied
+    # files (twins included), or of the real names an earlier result revealed (the 16
+    # twinned tests carry other names in this run)
+    changes = forger(tmp_path, real_names=real_names, from_files=from_files, from_env=True)
+    run = project_attempt(TASK, changes, tmp_path / "result.json")
+    data = run.result
+    assert (data["status"], data["points"], data["checks"]["passed"]) == ("tampered", 0.0, 0)
+    assert any(re.match(caught_by, n) for n in data["notes"]), data["notes"]
+    assert "Test" not in run.stdout  # no twin, and no test, named

@@ -33,6 +33,8 @@ HOSTILE = [
     "plain",
 ]
 
+SHORT = ["literalist", "rookie", "newbie"]
+
 REAL_NIGHT = """\
 name = "real"
 seed = 5
@@ -75,15 +77,22 @@ class Nights:
 
 @pytest.fixture(scope="session")
 def nights() -> Iterator[Nights]:
-    """A real 3-entrant night played by `league run`, and a hostile synthetic one."""
+    """A real 3-entrant night played by `league run`, a hostile synthetic one and a short
+    synthetic one."""
     root = Path(tempfile.mkdtemp(prefix="cogolf-nights-"))
     os.chmod(root, 0o755)
     (root / "real.toml").write_text(REAL_NIGHT)
     run = cogolf("league", "run", "real.toml", cwd=root)
     assert run.returncode == 0, run.stderr
     folder = write_night(root / "replays", "hostile", HOSTILE, holes=3)
-    doc = standings_for_dir(folder, "literalist", samples=50)
+    doc = standings_for_dir(folder, "literalist")
     write_standings(doc, root / "league" / "hostile" / "standings.json")
+    # A short night: rookie and newbie never met (both their matches unplayed), so each
+    # has only its two against literalist, too few to say; literalist played four.
+    folder = write_night(root / "replays", "short", SHORT, holes=1, solo=False)
+    for mid in ("short-m001-002", "short-m002-001"):
+        (folder / f"{mid}.ndjson").unlink()
+    write_standings(standings_for_dir(folder), root / "league" / "short" / "standings.json")
     yield Nights(root)
     shutil.rmtree(root, ignore_errors=True)
 

@@ -80,7 +80,7 @@ def test_real_night_page_and_a_match_link(browser: Any, server: Server):
         link.click()
         page.wait_for_url(f"**{href}")
         # the match renderer's page: both seats with their real names, one hole
-        seats = page.locator("h1.board .seat small").all_inner_texts()
+        seats = page.locator("h1.board .seat .real").all_inner_texts()
         assert len(seats) == 2 and set(seats) <= {"literalist", "parrot", "pedant"}
         assert page.locator("section.hole").count() == 1
         shot(page, "night-real-match")
@@ -93,13 +93,66 @@ def test_hostile_names_are_text_and_the_layout_holds(browser: Any, server: Serve
             shown = page.locator("table.standings td.name").all_inner_texts()
             assert sorted(shown) == sorted(HOSTILE)
             assert page.locator("table.h2h td").count() == len(HOSTILE) ** 2
+            if label == "desktop":
+                _agents_spending_shown(page)
             shot(page, f"night-hostile-{label}")
             assert_inert_and_tidy(page)
             page.locator("table.matches a").nth(7).click()
-            page.wait_for_selector("h1.board .seat small")
+            page.wait_for_selector("h1.board .seat .real")
             assert_inert_and_tidy(page, night_page=False)
-            shown = page.locator("h1.board .seat small").all_inner_texts()
+            shown = page.locator("h1.board .seat .real").all_inner_texts()
             assert any(n in HOSTILE for n in shown)
+
+
+def _agents_spending_shown(page: Any) -> None:
+    """Some entrants of the synthetic night are agents: each of their attempts shows its
+    status, tokens, cost and time, and the cost column their total; the others' nothing.
+    (The names that cannot be file names have no solo results at all.)"""
+    for table, attempts, total in (("#project", 3, "0.0375"), ("#commit0", 1, "0.0125")):
+        rows = page.locator(f"{table} tbody tr")
+        by_name = {rows.nth(i).locator("td.name").inner_text(): rows.nth(i)
+                   for i in range(rows.count())}
+        plain = by_name["plain"]  # an agent with 3 attempts (every fifth entrant is short)
+        expect(plain.locator("td.cost")).to_have_text(total)
+        spent = [t for t in plain.locator(".why").all_inner_texts() if "agent" in t]
+        assert len(spent) == attempts, spent
+        assert all(t.endswith("agent ok, 1545 tok, cost 0.0125, 42 s") for t in spent), spent
+        literalist = by_name["literalist"]  # files handed in: nothing spent, nothing shown
+        expect(literalist.locator("td.cost")).to_have_text("–")
+        assert not any("agent" in t for t in literalist.locator(".why").all_inner_texts())
+
+
+def test_too_few_matches_is_said_not_drawn(browser: Any, server: Server, nights: Nights):
+    """Two matches cannot place an entrant: the page says so in place of a bar, and the
+    wide intervals behind it do not squash the chart of those it can place."""
+    doc = json.loads((nights.league / "short" / "standings.json").read_text())
+    rated = {r["name"]: r for r in doc["games"]["cogolf"]["ratings"]["entrants"]}
+    assert {n: r["too_few_matches"] for n, r in rated.items()} == {
+        "literalist": False, "rookie": True, "newbie": True,
+    }  # fmt: skip
+    assert all(rated[n]["high"] - rated[n]["low"] > 800 for n in ("rookie", "newbie"))
+    for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        with opened(browser, f"{server.url}/nights/short", viewport) as page:
+            rows = page.locator("table.standings tbody tr")
+            expect(rows).to_have_count(3)
+            for i in range(3):
+                name = rows.nth(i).locator("td.name").inner_text()
+                few = rows.nth(i).locator(".too-few")
+                if name == "literalist":
+                    assert few.count() == 0 and rows.nth(i).locator("rect.ci").count() == 1
+                else:
+                    expect(few).to_have_text("too few matches")
+                    assert few.is_visible() and rows.nth(i).locator("svg.bar").count() == 0
+                    shown = rows.nth(i).locator(".rating-num").inner_text()
+                    assert shown == f"{rated[name]['rating']:.0f}"
+            legend = page.locator("#standings .legend").inner_text()
+            assert "Under 4 scored matches" in legend
+            # The scale is set by the rows drawn: ticks span a few hundred points, not
+            # the thousands of the too-few intervals.
+            ticks = [float(t) for t in page.locator("thead svg.bar text").all_text_contents()]
+            assert ticks and max(ticks) - min(ticks) < 200
+            shot(page, f"night-short-{label}")
+            assert_inert_and_tidy(page)
 
 
 def test_a_running_night_updates_itself(browser: Any, server: Server, nights: Nights):
@@ -149,7 +202,7 @@ def test_published_site_from_disk(browser: Any, nights: Nights, tmp_path: Path):
             shot(page, f"published-hostile-{label}")
             assert_inert_and_tidy(page)
             page.locator("table.matches a").first.click()
-            page.wait_for_selector("h1.board .seat small")
+            page.wait_for_selector("h1.board .seat .real")
             assert page.url.startswith((site / "matches").as_uri())
             assert_inert_and_tidy(page, night_page=False)
             page.locator("header.site a.back").click()

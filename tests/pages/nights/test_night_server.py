@@ -50,6 +50,8 @@ def test_the_league_runner_leaves_a_finished_progress_file(nights: Nights):
     doc = json.loads((nights.replays / "real" / "progress.json").read_text())
     assert doc["state"] == "finished" and doc["done"] == doc["total"] == 6
     assert {r["name"] for r in doc["leaders"]} == {"literalist", "pedant", "parrot"}
+    # what the page shows a spectator while it runs: nothing left in play, no time left
+    assert doc["playing"] == [] and doc["eta_seconds"] == 0.0 and doc["elapsed_seconds"] > 0
     # The standings ignore it: recomputing them gives the same bytes.
     again = cogolf("league", "standings", "replays/real/", "--out", "again.json",
                    cwd=nights.root)  # fmt: skip
@@ -186,6 +188,22 @@ def test_publish_writes_a_site_with_every_match(nights: Nights, tmp_path: Path):
     again = cogolf("league", "publish", str(nights.replays / "real"), "--out", str(site),
                    "--league-dir", str(nights.league), cwd=nights.root)  # fmt: skip
     assert again.returncode == 0, again.stderr
+    # From any other folder, without --league-dir: the night knows where its standings are.
+    elsewhere = cogolf("league", "publish", str(nights.replays / "real"), "--out",
+                       str(tmp_path / "site2"), cwd=tmp_path)  # fmt: skip
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    assert (tmp_path / "site2" / "standings.json").read_bytes() == (
+        nights.league / "real" / "standings.json"
+    ).read_bytes()
+    pointer = nights.replays / "real" / ".standings"
+    saved = pointer.read_bytes()
+    try:  # without the night's note, the league/ beside its replays/ is looked in
+        pointer.unlink()
+        beside = cogolf("league", "publish", str(nights.replays / "real"), "--out",
+                        str(tmp_path / "site3"), cwd=tmp_path)  # fmt: skip
+        assert beside.returncode == 0, beside.stderr
+    finally:
+        pointer.write_bytes(saved)
 
 
 def test_publish_refuses_clearly(nights: Nights, tmp_path: Path):

@@ -1,6 +1,7 @@
 """Floor checks: the plain feed, its states, pagination and a phone-sized layout."""
 
 from feedkit import (
+    amount_box,
     browser,  # noqa: F401  (fixture)
     calls,
     click_key,
@@ -9,10 +10,15 @@ from feedkit import (
     has_key,
     mount,
     one_page,
+    overflow_report,
     page,  # noqa: F401  (fixture)
+    query_count,
     rec,
+    release,
+    right_to_left,
     row_ids,
     row_part,
+    script_ran,
     scroll_to_end,
     settle,
     total,
@@ -127,9 +133,9 @@ def test_loading_state(page):
     wait_key(page, "feed-loading")
     assert row_ids(page) == []
     assert not has_key(page, "feed-empty") and not has_key(page, "feed-error")
-    page.evaluate("release(src, '')")
+    release(page, None)
     wait_rows(page, ["a"])
-    wait_for(page, "() => feedKey('feed-loading').length === 0", what="feed-loading to go")
+    wait_for(page, "() => keyCount('feed-loading') === 0", what="feed-loading to go")
 
 
 def test_first_request_uses_page_size(page):
@@ -178,15 +184,15 @@ def two_pages(second: list, *, second_next: str | None = None) -> dict:
 
 def test_next_page_on_scroll(page):
     mount(page, two_pages(day_records("q", 5, "2024-03-04")))
-    wait_for(page, "() => rowIds().length >= 20", what="the first page")
+    wait_for(page, "() => rowCount() >= 20", what="the first page")
     scroll_to_end(page, 3)
-    wait_for(page, "() => rowIds().includes('q4')", what="the second page's rows after scrolling")
+    wait_for(page, "() => hasRow('q4')", what="the second page's rows after scrolling")
     assert calls(page)[:2] == [{"cursor": None, "limit": 20}, {"cursor": "p2", "limit": 20}]
 
 
 def test_no_request_after_last_page(page):
     mount(page, one_page(day_records("p", 20), None))
-    wait_for(page, "() => rowIds().length === 20", what="the only page")
+    wait_for(page, "() => rowCount() === 20", what="the only page")
     scroll_to_end(page, 4)
     settle(page)
     assert calls(page) == [{"cursor": None, "limit": 20}]
@@ -194,7 +200,7 @@ def test_no_request_after_last_page(page):
 
 def test_page_error_inline(page):
     mount(page, two_pages(day_records("q", 5, "2024-03-04")), fail={"p2": 1})
-    wait_for(page, "() => rowIds().length >= 20", what="the first page")
+    wait_for(page, "() => rowCount() >= 20", what="the first page")
     scroll_to_end(page, 3)
     wait_key(page, "feed-page-error")
     assert has_key(page, "feed-page-retry")
@@ -204,27 +210,13 @@ def test_page_error_inline(page):
 
 def test_page_retry_loads_page(page):
     mount(page, two_pages(day_records("q", 5, "2024-03-04")), fail={"p2": 1})
-    wait_for(page, "() => rowIds().length >= 20", what="the first page")
+    wait_for(page, "() => rowCount() >= 20", what="the first page")
     scroll_to_end(page, 3)
     wait_key(page, "feed-page-retry")
     click_key(page, "feed-page-retry")
-    wait_for(page, "() => rowIds().includes('q4')", what="the retried page's rows")
+    wait_for(page, "() => hasRow('q4')", what="the retried page's rows")
     assert not has_key(page, "feed-page-error")
     assert calls(page)[-1] == {"cursor": "p2", "limit": 20}
-
-
-def overflow_report(page) -> dict:
-    return page.evaluate(
-        """() => {
-          const w = document.documentElement.clientWidth;
-          const bad = [];
-          for (const el of feedQuery('[data-key^="txn-"], [data-key^="row-"], [data-key="feed-total"]')) {
-            const r = el.getBoundingClientRect();
-            if (r.left < -0.5 || r.right > w + 0.5) bad.push([el.dataset.key, r.left, r.right]);
-          }
-          return { width: w, scrollWidth: document.documentElement.scrollWidth, bad };
-        }"""
-    )
 
 
 def test_phone_no_horizontal_overflow(page):
@@ -246,16 +238,8 @@ def test_large_amount_visible(page):
     ]))
     wait_rows(page, ["big"])
     assert row_part(page, "big", "row-amount") == "-999,999,999,999,999,999.99 EUR"
-    shown = page.evaluate(
-        """() => {
-          const el = feedKey("txn-big")[0].querySelector('[data-key="row-amount"]');
-          const r = el.getBoundingClientRect();
-          return { left: r.left, right: r.right, width: document.documentElement.clientWidth,
-                   // an inline box has no client width; a block one must not clip its text
-                   clipped: getComputedStyle(el).display !== "inline"
-                            && el.scrollWidth > el.clientWidth + 1 };
-        }"""
-    )
+    shown = amount_box(page, "big")
+    assert shown is not None, "no row-amount in the row"
     assert shown["left"] >= 0 and shown["right"] <= shown["width"], shown
     assert not shown["clipped"], shown
     assert overflow_report(page)["bad"] == []
@@ -274,11 +258,7 @@ def test_emoji_and_rtl_text(page):
     assert row_part(page, "emoji", "row-description") == emoji
     assert row_part(page, "he", "row-description") == hebrew
     assert row_part(page, "ar", "row-description") == arabic
-    directions = page.evaluate(
-        """() => ["emoji", "he", "ar"].map((id) => feedKey("txn-" + id)[0]
-              .querySelector('[data-key="row-description"]').matches(":dir(rtl)"))"""
-    )
-    assert directions == [False, True, True]
+    assert right_to_left(page, ["emoji", "he", "ar"]) == [False, True, True]
     assert overflow_report(page)["bad"] == []
 
 
@@ -288,5 +268,5 @@ def test_description_is_text_not_markup(page):
     wait_rows(page, ["x"])
     settle(page)
     assert row_part(page, "x", "row-description") == hostile
-    assert page.evaluate("feedQuery('img, b').length") == 0
-    assert page.evaluate("window.pwned === undefined")
+    assert query_count(page, "img, b") == 0
+    assert not script_ran(page)

@@ -6,6 +6,7 @@ from feedkit import (
     browser,  # noqa: F401  (fixture)
     calls,
     click_key,
+    click_twice,
     day_records,
     days_in_order,
     has_key,
@@ -14,9 +15,14 @@ from feedkit import (
     one_page,
     page,  # noqa: F401  (fixture)
     rec,
+    release,
+    replace_source,
     row_ids,
     row_part,
     scroll_to_end,
+    scroll_to_top,
+    scroll_until_row,
+    set_feed,
     settle,
     total,
     wait_for,
@@ -40,7 +46,7 @@ def unusable() -> list:
 
 def test_malformed_records_salvaged(page):
     mount(page, one_page([*unusable(), OK]))
-    wait_for(page, "() => rowIds().length > 0", what="any row")
+    wait_for(page, "() => rowCount() > 0", what="any row")
     settle(page)
     assert row_ids(page) == ["ok"]
     assert total(page)[1] == "-450"
@@ -107,16 +113,16 @@ def two_pages(first_extra: list, second: list, second_next: str | None = None) -
 
 
 def load_second(page) -> None:
-    wait_for(page, "() => rowIds().length >= 20", what="the first page")
+    wait_for(page, "() => rowCount() >= 20", what="the first page")
     scroll_to_end(page, 3)
-    wait_for(page, "() => callsOf(src).length >= 2", what="the second page's request")
+    wait_for(page, "() => callCount() >= 2", what="the second page's request")
 
 
 def test_duplicate_across_pages(page):
     mount(page, two_pages([], [rec("p3", -100, "2024-03-05T23:56:00Z", "again"),
                                rec("q", -7, "2024-03-04T10:00:00Z")]))
     load_second(page)
-    wait_for(page, "() => rowIds().includes('q')", what="the second page's rows")
+    wait_for(page, "() => hasRow('q')", what="the second page's rows")
     settle(page)
     ids = row_ids(page)
     assert ids.count("p3") == 1 and len(ids) == 21
@@ -129,7 +135,7 @@ def test_cross_page_ordering(page):
                                rec("inside", 5, "2024-03-05T23:58:30Z"),
                                rec("older", 5, "2024-03-01T08:00:00Z")]))
     load_second(page)
-    wait_for(page, "() => rowIds().includes('older')", what="the second page's rows")
+    wait_for(page, "() => hasRow('older')", what="the second page's rows")
     ids = row_ids(page)
     assert ids[:4] == ["newest", "p0", "inside", "p1"] and ids[-1] == "older"
     days = [d for d, _ in days_in_order(page)]
@@ -145,12 +151,12 @@ def test_skipped_count_across_pages(page):
     mount(page, two_pages([None, rec("x", "1.5", "2024-03-01T10:00:00Z")],
                           [rec("y", 1, "bad"), 7, rec("z", 1, "2024-03-01T10:00:00Z", currency="GBP")]),
           hold=["p2"])
-    wait_for(page, "() => rowIds().length >= 20", what="the first page")
-    wait_for(page, "() => feedKey('feed-skipped').length > 0", what="feed-skipped")
+    wait_for(page, "() => rowCount() >= 20", what="the first page")
+    wait_for(page, "() => keyCount('feed-skipped') > 0", what="feed-skipped")
     assert key_text(page, "feed-skipped") == "2 skipped"
     scroll_to_end(page, 3)
-    page.evaluate("release(src, 'p2')")
-    wait_for(page, "() => (feedKey('feed-skipped')[0] || {}).textContent?.trim() === '5 skipped'",
+    release(page, "p2")
+    wait_for(page, "() => keyText('feed-skipped') === '5 skipped'",
              what="5 skipped after the second page")
 
 
@@ -160,9 +166,9 @@ def test_no_duplicate_requests(page):
     scroll_to_end(page, 5)
     settle(page)
     assert len(calls(page)) == 2
-    page.evaluate("release(src, 'p2')")
-    wait_for(page, "() => rowIds().includes('q')", what="the held page's rows")
-    page.evaluate("feedKey('feed-list')[0] && (feedKey('feed-list')[0].scrollTop = 0)")
+    release(page, "p2")
+    wait_for(page, "() => hasRow('q')", what="the held page's rows")
+    scroll_to_top(page)
     scroll_to_end(page, 4)
     settle(page)
     assert calls(page) == [{"cursor": None, "limit": 20}, {"cursor": "p2", "limit": 20}]
@@ -172,10 +178,10 @@ def test_page_retry_once(page):
     mount(page, two_pages([], [rec("q", -1, "2024-03-04T10:00:00Z")]), fail={"p2": 1},
           hold=["p2"])
     load_second(page)
-    page.evaluate("release(src, 'p2')")
+    release(page, "p2")
     wait_key(page, "feed-page-retry")
-    page.evaluate("""() => { const b = feedKey('feed-page-retry')[0]; b.click(); b.click(); }""")
-    wait_for(page, "() => rowIds().includes('q')", what="the retried page's rows")
+    click_twice(page, "feed-page-retry")
+    wait_for(page, "() => hasRow('q')", what="the retried page's rows")
     settle(page)
     assert [c["cursor"] for c in calls(page)] == [None, "p2", "p2"]
 
@@ -184,7 +190,7 @@ def test_failed_page_waits_for_retry(page):
     mount(page, two_pages([], [rec("q", -1, "2024-03-04T10:00:00Z")]), fail={"p2": 5})
     load_second(page)
     wait_key(page, "feed-page-error")
-    page.evaluate("feedKey('feed-list')[0] && (feedKey('feed-list')[0].scrollTop = 0)")
+    scroll_to_top(page)
     scroll_to_end(page, 4)
     settle(page)
     assert [c["cursor"] for c in calls(page)] == [None, "p2"]
@@ -200,7 +206,7 @@ def test_partial_failure_keeps_state(page):
     assert key_text(page, "feed-skipped") == "1 skipped"
     assert len(row_ids(page)) == 20
     click_key(page, "feed-page-retry")
-    wait_for(page, "() => rowIds().includes('q')", what="the retried page's rows")
+    wait_for(page, "() => hasRow('q')", what="the retried page's rows")
     assert total(page) == ["-30.00 EUR", "-3000"]
 
 
@@ -228,23 +234,12 @@ def years(count: int) -> list:
 def test_lazy_rows(page):
     history = years(3000)  # about three years of history in one page
     mount(page, one_page(history))
-    wait_for(page, "() => rowIds().length > 0", what="the first rows", ms=10000)
+    wait_for(page, "() => rowCount() > 0", what="the first rows", ms=10000)
     settle(page)
     assert len(row_ids(page)) <= 200, "all rows built at once"
     assert row_ids(page)[:2] == ["h0000", "h0001"]
     assert total(page)[1] == str(-sum((i % 5000) + 1 for i in range(3000)))
-    reached = page.evaluate(
-        """async () => {
-          const end = Date.now() + 20000;
-          while (Date.now() < end) {
-            if (rowIds().includes("h2999")) return true;
-            scrollFeedToEnd();
-            await new Promise((r) => setTimeout(r, 40));
-          }
-          return false;
-        }"""
-    )
-    assert reached, "scrolling never built the oldest row"
+    assert scroll_until_row(page, "h2999"), "scrolling never built the oldest row"
     assert row_ids(page)[-1] == "h2999"
 
 
@@ -259,8 +254,8 @@ def test_total_exact_beyond_safe_integers(page):
 def test_display_offset_updates_in_place(page):
     mount(page, one_page([rec("a", -1, "2024-03-01T22:30:00Z"), rec("b", -1, "2024-03-01T10:00:00Z")]))
     wait_rows(page, ["a", "b"])
-    page.evaluate("feed.displayOffsetMinutes = 180")
-    wait_for(page, "() => (feedKey('feed-day')[0] || {}).getAttribute?.('data-day') === '2024-03-02'",
+    set_feed(page, "displayOffsetMinutes", 180)
+    wait_for(page, "() => keyAttr('feed-day', 'data-day') === '2024-03-02'",
              what="day groups in the new offset")
     assert days_in_order(page) == [["2024-03-02", ["a"]], ["2024-03-01", ["b"]]]
     assert row_part(page, "a", "row-time") == "01:30"
@@ -270,16 +265,12 @@ def test_display_offset_updates_in_place(page):
 def test_source_and_currency_changes_restart(page):
     mount(page, one_page([rec("a", -1, "2024-03-01T10:00:00Z"), None]))
     wait_rows(page, ["a"])
-    page.evaluate("""() => { window.first = src;
-        window.src = makeSource({"": {records: [
-          {id: "n", amount: 5, currency: "EUR", timestamp: "2024-03-02T10:00:00Z", description: "new"},
-          {id: "u", amount: 7, currency: "USD", timestamp: "2024-03-02T11:00:00Z", description: "usd"}],
-          nextCursor: null}});
-        feed.source = window.src; }""")
+    replace_source(page, one_page([rec("n", 5, "2024-03-02T10:00:00Z", "new"),
+                                   rec("u", 7, "2024-03-02T11:00:00Z", "usd", currency="USD")]))
     wait_rows(page, ["n"], "the new source's rows")
     assert key_text(page, "feed-skipped") == "1 skipped"
     assert total(page)[1] == "5"
-    page.evaluate("feed.currency = 'USD'")
+    set_feed(page, "currency", "USD")
     wait_rows(page, ["u"], "rows in the new currency")
     assert total(page) == ["0.07 USD", "7"]
     assert [c["cursor"] for c in calls(page)] == [None, None]
@@ -287,14 +278,10 @@ def test_source_and_currency_changes_restart(page):
 
 def test_stale_response_ignored(page):
     mount(page, one_page([rec("stale", -1, "2024-03-01T10:00:00Z")]), hold=[None])
-    wait_for(page, "() => callsOf(src).length === 1", what="the first request")
-    page.evaluate("""() => { window.first = src;
-        window.src = makeSource({"": {records: [
-          {id: "fresh", amount: 5, currency: "EUR", timestamp: "2024-03-02T10:00:00Z", description: "x"}],
-          nextCursor: null}});
-        feed.source = window.src; }""")
+    wait_for(page, "() => callCount() === 1", what="the first request")
+    replace_source(page, one_page([rec("fresh", 5, "2024-03-02T10:00:00Z", "x")]))
     wait_rows(page, ["fresh"])
-    page.evaluate("release(first, '')")
+    release(page, None, source="first")
     settle(page, 500)
     assert row_ids(page) == ["fresh"]
     assert total(page)[1] == "5"

@@ -4,6 +4,9 @@ namespace Eval;
 
 use App\Models\Contact;
 use Illuminate\Contracts\Console\Kernel;
+use Illuminate\Contracts\Debug\ExceptionHandler;
+use Illuminate\Contracts\Http\Kernel as HttpKernel;
+use Illuminate\Foundation\Application;
 use Illuminate\Foundation\Testing\RefreshDatabase;
 use Illuminate\Foundation\Testing\TestCase;
 use Illuminate\Http\UploadedFile;
@@ -11,8 +14,10 @@ use Illuminate\Testing\TestResponse;
 
 /**
  * Base of the evaluator's tests: boots the workspace's application on its own
- * (not through the workspace's tests/), a fresh in-memory database per test,
- * and helpers that upload a CSV and read the summary.
+ * (not through the workspace's tests/ or bootstrap/), a fresh in-memory database
+ * per test, and helpers that upload a CSV and read the summary. A helper named
+ * assert... whose first parameter is $expected compares it exactly: the scorer's
+ * twins change that argument.
  */
 abstract class EvalCase extends TestCase
 {
@@ -23,9 +28,13 @@ abstract class EvalCase extends TestCase
 
     public const URL = '/api/contacts/import';
 
+    /** The application as the template's bootstrap/app.php builds it, built here. */
     public function createApplication()
     {
-        $app = require __DIR__.'/../bootstrap/app.php';
+        $app = new Application(dirname(__DIR__));
+        $app->singleton(HttpKernel::class, \App\Http\Kernel::class);
+        $app->singleton(Kernel::class, \App\Console\Kernel::class);
+        $app->singleton(ExceptionHandler::class, \App\Exceptions\Handler::class);
         $app->make(Kernel::class)->bootstrap();
 
         return $app;

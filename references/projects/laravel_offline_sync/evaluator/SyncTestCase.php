@@ -3,20 +3,32 @@
 namespace Tests\Eval;
 
 use App\Models\Note;
+use Illuminate\Contracts\Console\Kernel as ConsoleKernel;
+use Illuminate\Contracts\Debug\ExceptionHandler;
+use Illuminate\Contracts\Http\Kernel as HttpKernel;
+use Illuminate\Foundation\Application;
 use Illuminate\Foundation\Testing\RefreshDatabase;
 use Illuminate\Foundation\Testing\TestCase;
 use Illuminate\Testing\TestResponse;
 
+/**
+ * Base of the evaluator's tests: boots the workspace's application on its own
+ * (not through its tests/ or bootstrap/), a fresh in-memory database per test.
+ */
 abstract class SyncTestCase extends TestCase
 {
     use RefreshDatabase;
 
     public $mockConsoleOutput = false;
 
+    /** The application as the template's bootstrap/app.php builds it, built here. */
     public function createApplication()
     {
-        $app = require __DIR__.'/../../bootstrap/app.php';
-        $app->make(\Illuminate\Contracts\Console\Kernel::class)->bootstrap();
+        $app = new Application(dirname(__DIR__, 2));
+        $app->singleton(HttpKernel::class, \App\Http\Kernel::class);
+        $app->singleton(ConsoleKernel::class, \App\Console\Kernel::class);
+        $app->singleton(ExceptionHandler::class, \App\Exceptions\Handler::class);
+        $app->make(ConsoleKernel::class)->bootstrap();
 
         return $app;
     }

@@ -1,14 +1,28 @@
 <?php
 
-// The workspace's own class loading, plus these evaluator classes whatever it maps.
-require_once __DIR__.'/../../bootstrap/autoload.php';
+/*
+ * The evaluator's own class loading, run by PHPUnit before any test: the system's
+ * Laravel (PHPUnit has loaded itself already), the workspace's App\ classes by
+ * PSR-4 from app/, and these evaluator classes. Nothing under the workspace's
+ * bootstrap/ runs (SyncTestCase builds the application itself), so a
+ * submission's code loads only when the application first uses one of its classes.
+ */
 
-spl_autoload_register(function (string $class): void {
-    $prefix = 'Tests\\Eval\\';
-    if (strncmp($class, $prefix, strlen($prefix)) === 0) {
-        $file = __DIR__.'/'.str_replace('\\', '/', substr($class, strlen($prefix))).'.php';
-        if (is_file($file)) {
-            require_once $file;
+require_once '/usr/share/php/Illuminate/autoload.php';
+
+spl_autoload_register(static function (string $class): void {
+    $roots = [
+        'App\\' => dirname(__DIR__, 2).'/app/',
+        'Tests\\Eval\\' => __DIR__.'/',
+    ];
+    foreach ($roots as $prefix => $dir) {
+        if (strncmp($class, $prefix, strlen($prefix)) === 0) {
+            $file = $dir.str_replace('\\', '/', substr($class, strlen($prefix))).'.php';
+            if (is_file($file)) {
+                require_once $file;
+            }
+
+            return;
         }
     }
-}, true, true);
+});

@@ -53,10 +53,16 @@ func gated(name string, gate <-chan struct{}, qs ...sq.Quote) *fakeCarrier {
 	}}
 }
 
+// q is a well-formed USD quote.
+//
+//twins:fields
 func q(service string, cents int64, eta int) sq.Quote {
 	return sq.Quote{Service: service, PriceCents: cents, Currency: "USD", EtaDays: eta}
 }
 
+// from is the quote as the service returns it for a carrier.
+//
+//twins:fields
 func from(carrier string, qt sq.Quote) sq.Quote {
 	qt.Carrier = carrier
 	return qt
@@ -121,6 +127,17 @@ func mustOK(t *testing.T, o outcome) sq.Result {
 		t.Fatalf("Quotes returned error %v", o.err)
 	}
 	return o.res
+}
+
+// The checkers: each compares got with want exactly and stops the test when they
+// differ. Their last parameter is named want (the scorer's twins change it).
+
+// same compares two comparable values.
+func same[T comparable](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("%s: got %v, want %v", what, got, want)
+	}
 }
 
 func sameQuotes(t *testing.T, got, want []sq.Quote) {

@@ -33,9 +33,7 @@ func TestConcurrencyBounded(t *testing.T) {
 	p := newPeak(4) // never reached when the bound holds
 	s := sq.NewQuoteService(peakCarriers(12, p, 40*time.Millisecond), sq.Options{MaxConcurrency: 3})
 	res := mustOK(t, call(t, s, context.Background(), baseReq, 20*time.Second))
-	if len(res.Quotes) != 12 {
-		t.Fatalf("want 12 quotes, got %d", len(res.Quotes))
-	}
+	same(t, "quotes", len(res.Quotes), 12)
 	if p.Max() > 3 {
 		t.Fatalf("%d carrier calls in flight at once, MaxConcurrency is 3", p.Max())
 	}
@@ -45,12 +43,8 @@ func TestConcurrencyOverlap(t *testing.T) {
 	p := newPeak(3)
 	s := sq.NewQuoteService(peakCarriers(12, p, 300*time.Millisecond), sq.Options{MaxConcurrency: 3})
 	res := mustOK(t, call(t, s, context.Background(), baseReq, 20*time.Second))
-	if len(res.Quotes) != 12 {
-		t.Fatalf("want 12 quotes, got %d", len(res.Quotes))
-	}
-	if p.Max() != 3 {
-		t.Fatalf("at most %d carrier calls overlapped, want 3 (MaxConcurrency)", p.Max())
-	}
+	same(t, "quotes", len(res.Quotes), 12)
+	same(t, "carrier calls overlapping at most (MaxConcurrency is 3)", p.Max(), 3)
 }
 
 func TestCarrierTimeout(t *testing.T) {
@@ -119,9 +113,7 @@ func TestCallerCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	o := call(t, s, ctx, baseReq, 5*time.Second)
-	if !errors.Is(o.err, context.Canceled) {
-		t.Fatalf("want context.Canceled, got %v", o.err)
-	}
+	same(t, fmt.Sprintf("error %v is context.Canceled", o.err), errors.Is(o.err, context.Canceled), true)
 	if o.elapsed > 2*time.Second {
 		t.Fatalf("returned %v after the caller cancelled", o.elapsed)
 	}
@@ -190,13 +182,15 @@ func TestDuplicateQuotesReconciled(t *testing.T) {
 	a := fixed("acme", q("ground", 500, 3), q("ground", 400, 5), q("ground", 400, 4), spoof, q("express", 2100, 1))
 	b := fixed("bolt", q("ground", 400, 4), q("ground", 400, 4))
 	s := sq.NewQuoteService(carriers(a, b), sq.Options{MaxConcurrency: 2})
-	for i := 0; i < 3; i++ {
-		res := mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
-		sameQuotes(t, res.Quotes, []sq.Quote{
-			from("acme", q("ground", 400, 4)),
-			from("bolt", q("ground", 400, 4)),
-			from("acme", q("express", 2000, 1)),
-		})
+	res := mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
+	sameQuotes(t, res.Quotes, []sq.Quote{
+		from("acme", q("ground", 400, 4)),
+		from("bolt", q("ground", 400, 4)),
+		from("acme", q("express", 2000, 1)),
+	})
+	for i := 0; i < 2; i++ { // the same answer every time
+		again := mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
+		sameQuotes(t, again.Quotes, res.Quotes)
 	}
 }
 
@@ -219,14 +213,17 @@ func TestDeterministicOrder(t *testing.T) {
 	sq.SortQuotes(want)
 	cs = append(cs, failing("z-down"), failing("a-down"))
 	s := sq.NewQuoteService(carriers(cs...), sq.Options{MaxConcurrency: 6})
-	for i := 0; i < 4; i++ {
+	first := mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
+	sameFailures(t, first.Failures, []sq.CarrierFailure{
+		{Carrier: "a-down", Reason: sq.ReasonError}, {Carrier: "z-down", Reason: sq.ReasonError},
+	})
+	sameQuotes(t, first.Quotes, want)
+	for i := 1; i < 4; i++ {
 		req := baseReq
 		req.WeightGrams += i // a fresh request each time
 		res := mustOK(t, call(t, s, context.Background(), req, 10*time.Second))
 		sameQuotes(t, res.Quotes, want)
-		sameFailures(t, res.Failures, []sq.CarrierFailure{
-			{Carrier: "a-down", Reason: sq.ReasonError}, {Carrier: "z-down", Reason: sq.ReasonError},
-		})
+		sameFailures(t, res.Failures, first.Failures)
 	}
 }
 
@@ -254,9 +251,7 @@ func TestCacheHit(t *testing.T) {
 	clock.Advance(59 * time.Second)
 	second := mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
 	sameQuotes(t, second.Quotes, first.Quotes)
-	if a.Calls() != 1 {
-		t.Fatalf("carrier called %d times for a cached request", a.Calls())
-	}
+	same(t, "carrier calls for a cached request", a.Calls(), 1)
 }
 
 func TestCacheEquivalentRequests(t *testing.T) {
@@ -271,9 +266,7 @@ func TestCacheEquivalentRequests(t *testing.T) {
 	for _, r := range reqs {
 		mustOK(t, call(t, s, context.Background(), r, 10*time.Second))
 	}
-	if a.Calls() != 1 {
-		t.Fatalf("carrier called %d times for 3 equivalent requests", a.Calls())
-	}
+	same(t, "carrier calls for 3 equivalent requests", a.Calls(), 1)
 	different := []sq.Request{
 		{Origin: "sw1a 1aa", Destination: "10001", WeightGrams: 501, Services: []string{"ground", "express"}},
 		{Origin: "sw1a 1aa", Destination: "10001", WeightGrams: 500, Services: []string{"ground"}},
@@ -296,9 +289,7 @@ func TestCacheExpiryAndFailures(t *testing.T) {
 	mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
 	clock.Advance(time.Minute)
 	mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
-	if a.Calls() != 2 {
-		t.Fatalf("an entry past its TTL was served (%d carrier calls, want 2)", a.Calls())
-	}
+	same(t, "carrier calls once the entry is past its TTL", a.Calls(), 2)
 	down := failing("down")
 	s = sq.NewQuoteService(carriers(down), sq.Options{CacheTTL: time.Minute, Now: clock.Now})
 	for i := 0; i < 2; i++ {
@@ -307,16 +298,12 @@ func TestCacheExpiryAndFailures(t *testing.T) {
 			t.Fatalf("want ErrNoQuotes, got %v", o.err)
 		}
 	}
-	if down.Calls() != 2 {
-		t.Fatalf("a failed result was cached (%d carrier calls, want 2)", down.Calls())
-	}
+	same(t, "carrier calls for a failed result (never cached)", down.Calls(), 2)
 	plain := fixed("plain", q("ground", 900, 5))
 	s = sq.NewQuoteService(carriers(plain), sq.Options{Now: clock.Now}) // no TTL: no cache
 	mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
 	mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
-	if plain.Calls() != 2 {
-		t.Fatalf("cached without a CacheTTL (%d carrier calls, want 2)", plain.Calls())
-	}
+	same(t, "carrier calls without a CacheTTL (no cache)", plain.Calls(), 2)
 }
 
 // waitCalls waits until every carrier has been called at least once.
@@ -351,9 +338,8 @@ func TestCoalescedMisses(t *testing.T) {
 	for _, o := range outs {
 		sameQuotes(t, mustOK(t, wait(t, o, 10*time.Second)).Quotes, want)
 	}
-	if a.Calls() != 1 || b.Calls() != 1 {
-		t.Fatalf("5 concurrent equivalent misses made %d and %d carrier calls, want 1 each", a.Calls(), b.Calls())
-	}
+	same(t, "acme calls for 5 concurrent equivalent misses", a.Calls(), 1)
+	same(t, "bolt calls for 5 concurrent equivalent misses", b.Calls(), 1)
 }
 
 func TestCoalescedIndependentCancellation(t *testing.T) {
@@ -377,19 +363,23 @@ func TestCoalescedIndependentCancellation(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // the remaining caller keeps waiting, the call keeps going
 	close(gate)
 	sameQuotes(t, mustOK(t, wait(t, second, 10*time.Second)).Quotes, []sq.Quote{from("acme", q("ground", 900, 5))})
-	if a.Calls() != 1 {
-		t.Fatalf("carrier called %d times, want 1 (shared by both callers)", a.Calls())
-	}
+	same(t, "carrier calls (shared by both callers)", a.Calls(), 1)
 }
 
 func TestResultsDoNotAliasCache(t *testing.T) {
 	clock := newClock()
 	s := sq.NewQuoteService(carriers(fixed("acme", q("ground", 900, 5), q("express", 2000, 1)), failing("down")),
 		sq.Options{CacheTTL: time.Hour, Now: clock.Now})
-	want := []sq.Quote{from("acme", q("ground", 900, 5)), from("acme", q("express", 2000, 1))}
-	wantFail := []sq.CarrierFailure{{Carrier: "down", Reason: sq.ReasonError}}
+	first := mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
+	sameQuotes(t, first.Quotes, []sq.Quote{from("acme", q("ground", 900, 5)), from("acme", q("express", 2000, 1))})
+	sameFailures(t, first.Failures, []sq.CarrierFailure{{Carrier: "down", Reason: sq.ReasonError}})
+	want := append([]sq.Quote(nil), first.Quotes...)
+	wantFail := append([]sq.CarrierFailure(nil), first.Failures...)
 	for i := 0; i < 3; i++ {
-		res := mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
+		res := first
+		if i > 0 {
+			res = mustOK(t, call(t, s, context.Background(), baseReq, 10*time.Second))
+		}
 		sameQuotes(t, res.Quotes, want)
 		sameFailures(t, res.Failures, wantFail)
 		res.Quotes[0].PriceCents = 1
@@ -443,6 +433,8 @@ func TestLargeCarrierSet(t *testing.T) {
 	s := sq.NewQuoteService(list, sq.Options{MaxConcurrency: 64, OverallTimeout: 30 * time.Second})
 	o := call(t, s, context.Background(), baseReq, 30*time.Second)
 	res := mustOK(t, o)
+	same(t, "failures", len(res.Failures), 43)
+	same(t, "quotes", len(res.Quotes), 3914)
 	if o.elapsed > 8*time.Second {
 		t.Fatalf("%d carriers at 5ms each, 64 at a time, took %v", n, o.elapsed)
 	}
