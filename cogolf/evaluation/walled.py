@@ -58,6 +58,7 @@ class Walls:
     pass_fds: tuple[int, ...] = ()  # inherited descriptors (the results channel)
     stdin: bytes = b""
     unix_listen: bool = False  # a browser's single-instance lock; see WallSpec.unix_listen
+    loopback: bool = False  # TCP/UDP in a network namespace of its own; see WallSpec.loopback
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,7 @@ async def _run_walled(
         network=False,
         drop_uid=walls.drop_uid,
         unix_listen=walls.unix_listen,
+        loopback=walls.loopback,
     )
     run = await sandbox_walls.run_external(
         list(argv),

@@ -336,7 +336,7 @@ _NETWORK = {
 }
 _SIGNAL_SELF_ONLY = {"kill": 62, "tkill": 200, "tgkill": 234}
 _UNIX_LISTEN = {"socket": 41, "bind": 49, "listen": 50}
-_AF_UNIX = 1
+_AF_UNIX, _AF_INET, _AF_INET6 = 1, 2, 10
 _SYS_PRCTL = 157
 _SYS_IOCTL = 16
 _TIOCSTI = 0x5412
@@ -378,7 +378,7 @@ def denied_syscalls(*, allow_processes: bool, allow_exec: bool, allow_network: b
 
 
 def _program(denied: dict[str, int], *, self_pid: int | None, arg_rules: bool,
-             unix_sockets_only: bool = False) -> bytes:
+             socket_families: tuple[int, ...] = ()) -> bytes:
     out = [
         _insn(_LD_W_ABS, 0, 0, 4),  # arch
         _insn(_JEQ_K, 1, 0, _AUDIT_ARCH_X86_64),
@@ -407,21 +407,21 @@ def _program(denied: dict[str, int], *, self_pid: int | None, arg_rules: bool,
             _insn(_RET_K, 0, 0, _RET_ERRNO_EPERM),
             _insn(_RET_K, 0, 0, _RET_ALLOW),
         ]
-    if unix_sockets_only:
-        out += [
-            _insn(_JEQ_K, 0, 4, _UNIX_LISTEN["socket"]),
-            _insn(_LD_W_ABS, 0, 0, 16),  # low half of args[0]: the address family
-            _insn(_JEQ_K, 0, 1, _AF_UNIX),
-            _insn(_RET_K, 0, 0, _RET_ALLOW),
-            _insn(_RET_K, 0, 0, _RET_ERRNO_EPERM),
-        ]
+    if socket_families:
+        # socket() only for these address families; every other one is refused
+        n = len(socket_families)
+        out += [_insn(_JEQ_K, 0, n + 3, _NETWORK["socket"]),
+                _insn(_LD_W_ABS, 0, 0, 16)]  # low half of args[0]: the address family
+        out += [_insn(_JEQ_K, n - i, 0, family) for i, family in enumerate(socket_families)]
+        out += [_insn(_RET_K, 0, 0, _RET_ERRNO_EPERM), _insn(_RET_K, 0, 0, _RET_ALLOW)]
     out.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
     return b"".join(out)
 
 
 def seccomp_program(*, allow_processes: bool, allow_exec: bool, allow_network: bool,
                     self_pid: int, signal_self_only: bool = True,
-                    allow_socketpair: bool = False, allow_unix_listen: bool = False) -> bytes:
+                    allow_socketpair: bool = False, allow_unix_listen: bool = False,
+                    allow_loopback: bool = False) -> bytes:
     """A BPF program (sock_filter array) implementing the deny list above.
 
     Signals may only target this process itself (kill(-1), kill(getppid()) fail);
@@ -429,15 +429,28 @@ def seccomp_program(*, allow_processes: bool, allow_exec: bool, allow_network: b
     `allow_unix_listen` (without network) lets a program create, bind and listen on
     unix sockets only (Chromium's single-instance lock needs one): socket() with any
     other family and connect() stay refused, so nothing outside can be reached.
+    `allow_loopback` (without network, for a process in a network namespace of its
+    own whose only interface is `lo`) lets it use TCP and UDP sockets, which can reach
+    nothing but that namespace; socket() with any other family stays refused, so a
+    unix socket on the host's filesystem cannot be connected to.
     """
     denied = denied_syscalls(allow_processes=allow_processes, allow_exec=allow_exec,
                              allow_network=allow_network, allow_socketpair=allow_socketpair)
-    unix_only = allow_unix_listen and not allow_network
-    if unix_only:
+    families: tuple[int, ...] = ()
+    if allow_loopback and not allow_network:
+        for name in _NETWORK:
+            if name != "socketpair":
+                denied.pop(name, None)
+        if allow_unix_listen:
+            # connect() is allowed here, so a unix socket could reach the host's
+            raise ValueError("allow_loopback and allow_unix_listen do not combine")
+        families = (_AF_INET, _AF_INET6)
+    elif allow_unix_listen and not allow_network:
         for name in _UNIX_LISTEN:
             denied.pop(name, None)
+        families = (_AF_UNIX,)
     return _program(denied, self_pid=self_pid if signal_self_only else None, arg_rules=True,
-                    unix_sockets_only=unix_only)
+                    socket_families=families)
 
 
 def seccomp_split(*, self_pid: int) -> tuple[bytes, bytes]:

@@ -28,6 +28,7 @@ import structlog
 
 from cogolf.sandbox import kernel
 from cogolf.sandbox.cgroups import EXTERNAL_PREFIX, UidGroups, available_bases
+from cogolf.sandbox.reachable import loopback_up
 from cogolf.sandbox.uids import lease_uid
 
 __all__ = [
@@ -97,6 +98,12 @@ class WallSpec:
     unix_listen: bool = False
     """Without network: unix sockets may be created, bound and listened on (never
     connected to), for a browser's single-instance lock. See `kernel.seccomp_program`."""
+    loopback: bool = False
+    """Without network: TCP and UDP within a network namespace of the run's own, whose
+    only interface is `lo` (a test suite's local servers). Nothing of the host is
+    reachable: not its loopback, and no unix socket (socket() takes only AF_INET and
+    AF_INET6). Needs root, which makes the namespace; without it the run has no
+    network at all. Does not combine with `unix_listen`."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +134,8 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
     makes the start fail, which is the point: never run a program half-walled.
     """
     root = os.geteuid() == 0
+    # only a namespace of the run's own keeps its sockets from the host's
+    loopback = spec.loopback and root and not spec.network
     if root:
         dirs = cgroup_dirs if cgroup_dirs is not None else _cgroup_dirs(uid)
         if dirs:
@@ -135,6 +144,8 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
         if not spec.network:
             flags |= kernel.CLONE_NEWNET
         kernel.unshare(flags)
+        if loopback:
+            loopback_up()  # as root: a new namespace's `lo` starts down
     kernel.set_rlimits(
         address_space=spec.address_space_bytes,
         cpu_seconds=spec.cpu_seconds,
@@ -152,10 +163,11 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
     # Landlock before the uid drop: the rules open their paths, and a path below a
     # directory only root may traverse must still be grantable.
     kernel.landlock_restrict(
-        readable=tuple(spec.readable) + config,
+        # /etc/hosts: so that "localhost" resolves
+        readable=tuple(spec.readable) + config + (("/etc/hosts",) if loopback else ()),
         writable=spec.writable,
         executable=tuple(spec.executable) + system,
-        allow_tcp=spec.network,
+        allow_tcp=spec.network or loopback,
     )
     if root and spec.drop_uid:
         kernel.drop_uid(uid)
@@ -172,6 +184,7 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
                 # already talk to itself over pipes, so this opens nothing new.
                 allow_socketpair=spec.max_processes > 0,
                 allow_unix_listen=spec.unix_listen,
+                allow_loopback=loopback,
             )
         )
 
