@@ -59,6 +59,7 @@ class Walls:
     stdin: bytes = b""
     unix_listen: bool = False  # a browser's single-instance lock; see WallSpec.unix_listen
     loopback: bool = False  # TCP/UDP in a network namespace of its own; see WallSpec.loopback
+    terminals: bool = False  # pseudo-terminals it makes; see WallSpec.terminals
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ async def _run_walled(
         drop_uid=walls.drop_uid,
         unix_listen=walls.unix_listen,
         loopback=walls.loopback,
+        terminals=walls.terminals,
     )
     run = await sandbox_walls.run_external(
         list(argv),

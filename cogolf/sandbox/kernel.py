@@ -215,6 +215,7 @@ def landlock_ruleset(
     readable: tuple[str, ...] = (),
     writable: tuple[str, ...] = (),
     executable: tuple[str, ...] = (),
+    devices: tuple[str, ...] = (),
     allow_tcp: bool = False,
     min_abi: int = 1,
 ) -> tuple[int, int]:
@@ -248,6 +249,9 @@ def landlock_ruleset(
             grants[path] = grants.get(path, 0) | READ_RIGHTS | LL_EXECUTE
         for path in writable:
             grants[path] = grants.get(path, 0) | READ_RIGHTS | WRITE_RIGHTS
+        for path in devices:
+            # read, write and ioctl a device (a terminal): nothing can be made there
+            grants[path] = grants.get(path, 0) | READ_RIGHTS | LL_WRITE_FILE | LL_IOCTL_DEV
         for path, rights in grants.items():
             _landlock_add_path(rfd, path, rights & fs)
     except BaseException:
@@ -268,13 +272,14 @@ def landlock_restrict(
     readable: tuple[str, ...] = (),
     writable: tuple[str, ...] = (),
     executable: tuple[str, ...] = (),
+    devices: tuple[str, ...] = (),
     allow_tcp: bool = False,
     min_abi: int = 1,
 ) -> int:
     """Confine this process (and what it later runs) to the listed paths; returns
     the ABI used. See `landlock_ruleset`. The caller sets no_new_privs first."""
     rfd, abi = landlock_ruleset(readable=readable, writable=writable, executable=executable,
-                                allow_tcp=allow_tcp, min_abi=min_abi)
+                                devices=devices, allow_tcp=allow_tcp, min_abi=min_abi)
     try:
         landlock_enforce(rfd)
     finally:

@@ -69,6 +69,10 @@ SYSTEM_CONFIG_PATHS: tuple[str, ...] = ("/etc/racket",)
 runtimes read at start (Racket's `config.rktd`). A path that does not exist grants
 nothing."""
 
+TERMINAL_PATHS: tuple[str, ...] = ("/dev/ptmx", "/dev/pts", "/dev/tty")
+"""What `WallSpec.terminals` grants: a pseudo-terminal's multiplexer and its slaves;
+/dev/tty is a process's own controlling terminal (it has none unless it made one)."""
+
 _POLL_SECONDS = 0.05
 log = structlog.get_logger(__name__)
 
@@ -98,6 +102,11 @@ class WallSpec:
     unix_listen: bool = False
     """Without network: unix sockets may be created, bound and listened on (never
     connected to), for a browser's single-instance lock. See `kernel.seccomp_program`."""
+    terminals: bool = False
+    """Pseudo-terminals may be opened (`/dev/ptmx`, `/dev/pts`: read, written, ioctl'd),
+    for programs that drive others through a terminal (pexpect). The run's uid opens
+    only the terminals it made: devpts gives each its owner's uid and mode 620 at most.
+    TIOCSTI (typing into a terminal) stays refused by seccomp."""
     loopback: bool = False
     """Without network: TCP and UDP within a network namespace of the run's own, whose
     only interface is `lo` (a test suite's local servers). Nothing of the host is
@@ -167,6 +176,7 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
         readable=tuple(spec.readable) + config + (("/etc/hosts",) if loopback else ()),
         writable=spec.writable,
         executable=tuple(spec.executable) + system,
+        devices=TERMINAL_PATHS if spec.terminals else (),
         allow_tcp=spec.network or loopback,
     )
     if root and spec.drop_uid:

@@ -126,6 +126,8 @@ async def run_suite(env: PythonEnv, work: Path, tests_paths: tuple[str, ...], ou
                   drop_uid=env.any_uid, max_processes=SUITE_MAX_PROCESSES,
                   # a suite's local servers (tornado's, pytest-httpbin's) on a `lo` of its own
                   loopback=True,
+                  # programs driven through a terminal (pexpect's suite)
+                  terminals=True,
                   env=(("PYTHONDONTWRITEBYTECODE", "1"), ("PYTHONNOUSERSITE", "1")))
     argv = pytest_argv(env, tests, scratch, work, plugins, ignore)
     run, channel = await run_pytest(argv, cwd=cwd, walls=walls, wall_seconds=wall_seconds,
