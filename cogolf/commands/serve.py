@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import signal
 import sys
@@ -142,6 +143,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="seconds for a retry in ladder matches",
     )
     p.add_argument(
+        "--ladder-orphan-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds another server sharing the ladder may stay silent before its "
+        "unfinished matches are voided; at least the 15 s after which its bots count as "
+        "gone (default 60)",
+    )
+    p.add_argument(
         "--no-ladder",
         action="store_true",
         help="serve matches only: no /ladder, no ladder database",
@@ -173,6 +183,21 @@ def _single_request(args: argparse.Namespace) -> CreateMatch:
         raise RequestError(f"{args.config or 'options'}: {exc}") from None
 
 
+def _orphan_problem(value: float | None) -> str | None:
+    """Why --ladder-orphan-seconds is refused, if it is: a server silent for less than
+    the stale time may only be restarting, its bots still counted as there."""
+    if value is None:
+        return None
+    from cogolf.ladder.store import STALE_SECONDS  # the database layer, only when asked
+
+    if math.isfinite(value) and value >= STALE_SECONDS:
+        return None
+    return (
+        f"--ladder-orphan-seconds must be a finite number of seconds, at least the stale "
+        f"time, {STALE_SECONDS:g} s (got {value!r})"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     configure()
     deck = load_deck_or_exit(args)
@@ -184,6 +209,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not 0 < args.header_timeout <= 3600:
         print("cogolf: --header-timeout must be between 0 and 3600 seconds", file=sys.stderr)
+        return 2
+    if problem := _orphan_problem(args.ladder_orphan_seconds):
+        print(f"cogolf: {problem}", file=sys.stderr)
         return 2
     try:
         single = _single_request(args) if args.single else None
@@ -199,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         from cogolf.ladder.db import DatabaseError
         from cogolf.ladder.pages import LadderPages
         from cogolf.ladder.service import MatchSettings, open_ladder
+        from cogolf.ladder.store import ORPHAN_SECONDS
 
         try:
             addons.append(
@@ -213,6 +242,11 @@ def run(args: argparse.Namespace) -> int:
                         retry_deadline=args.ladder_retry_deadline,
                     ),
                     pages=LadderPages(),
+                    orphan=(
+                        ORPHAN_SECONDS
+                        if args.ladder_orphan_seconds is None
+                        else args.ladder_orphan_seconds
+                    ),
                 )
             )
         except DatabaseError as exc:

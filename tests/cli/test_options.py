@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 from cogolf.cli import COMMANDS, _walk, build_parser
 from cogolf.games.commit0.results import Commit0Result
 from tests.cli.run import cogolf
 from tests.games.project.test_project_table import TASKS, results
+from tests.serving import start_serve
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -218,3 +221,30 @@ def test_doctor_shows_what_league_bots_need_and_ends_with_a_verdict():
         "to run unless started with --accept-weak-sandbox; league bots run without their walls "
         "(missing: root)"
     )
+
+
+def test_ladder_orphan_seconds_goes_down_to_the_stale_time_and_no_lower(tmp_path: Path) -> None:
+    from cogolf.ladder.store import ORPHAN_SECONDS, STALE_SECONDS
+
+    helped = " ".join(cogolf("serve", "--help").stdout.split())
+    bounds = f"at least the {STALE_SECONDS:g} s after which its bots count as gone"
+    assert f"{bounds} (default {ORPHAN_SECONDS:g})" in helped  # the help's numbers are the code's
+    first_refused = math.nextafter(STALE_SECONDS, 0.0)
+    for value in (repr(first_refused), "0", "-60", "nan", "inf"):
+        # A value let through would serve until the timeout: the test fails then too.
+        done = cogolf("serve", "--port", "0", "--data", str(tmp_path / "data"),
+                      "--ladder-orphan-seconds", value, timeout=30)  # fmt: skip
+        assert done.returncode == 2, (value, done.stderr)
+        assert done.stderr.splitlines()[-1] == (
+            "cogolf: --ladder-orphan-seconds must be a finite number of seconds, at least the "
+            f"stale time, {STALE_SECONDS:g} s (got {float(value)!r})"
+        )
+    last_accepted = f"{STALE_SECONDS:g}"
+    proc, url = start_serve("--data", str(tmp_path / "data"),
+                            "--ladder-orphan-seconds", last_accepted)  # fmt: skip
+    try:
+        with urllib.request.urlopen(f"{url}/ladder/standings.json", timeout=30) as answer:
+            assert json.loads(answer.read())["bots"] == []  # its ladder is served
+    finally:
+        proc.terminate()
+        proc.wait(30)

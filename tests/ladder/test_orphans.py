@@ -2,8 +2,9 @@
 SQLite file (one a real `cogolf serve` killed with SIGKILL, or an in-process one whose
 loop stops), real websocket bots. The live server voids the dead one's matches after
 the orphan time and their bots play again; a late result of the dead server counts
-nothing; a server back within the orphan time resumes its matches. One case runs on
-PostgreSQL, two live servers voiding at once while the dead one writes late."""
+nothing; a server back within the orphan time resumes its matches; `cogolf serve
+--ladder-orphan-seconds` sets the orphan time. One case runs on PostgreSQL, two live
+servers voiding at once while the dead one writes late."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ import contextlib
 import json
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from cogolf.server.run import RunningServer
 from tests.ladder.test_attacks import auth
 from tests.ladder.test_real_ladder import cli
 from tests.server.helpers import running_server
-from tests.serving import ROOT
+from tests.serving import start_serve
 
 FAST = MatchSettings(holes=1, hole_deadline=3.0, retry_deadline=1.0)
 ORPHAN = 5.0  # the live server's orphan time: past a killed `cogolf serve`'s beats (2 s)
@@ -93,12 +94,10 @@ def one_in_play(store: Store, bots: list[HeldBot]) -> Any:
     return next((rows[m] for m in held if rows[m].status == "playing"), None)
 
 
-def serve_on(data: Path, db_url: str, port: int) -> subprocess.Popen[bytes]:
-    argv = [sys.executable, "-m", "cogolf", "serve", "--port", str(port), "--data", str(data),
-            "--database", db_url, "--ladder-holes", "1", "--connect-timeout", "60"]  # fmt: skip
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert proc.stdout is not None
-    assert b"listening on" in proc.stdout.readline()
+def serve_on(data: Path, db_url: str, port: int, *options: str) -> subprocess.Popen[bytes]:
+    """A real `cogolf serve` on a given port (a restarted one comes back on it)."""
+    proc, _ = start_serve("--port", str(port), "--data", str(data), "--database", db_url,
+                          "--ladder-holes", "1", "--connect-timeout", "60", *options)  # fmt: skip
     return proc
 
 
@@ -120,20 +119,50 @@ async def live_server(
         ladder.store.engine.dispose()
 
 
+@dataclass
+class InPlay:
+    """Two held bots playing a match on a real `cogolf serve` (`proc`, on `port`)."""
+
+    store: Store
+    db_url: str
+    bots: list[HeldBot]
+    port: int
+    proc: subprocess.Popen[bytes]
+    joined: list[asyncio.Task[None]]  # the bots' ladder connections to it
+    row: Any  # the match's row once it is playing
+
+
+@contextlib.asynccontextmanager
+async def match_in_play(tmp: Path, names: tuple[str, str]) -> AsyncIterator[InPlay]:
+    """A ladder on `tmp/ladder.sqlite`, bots `names` registered and connected to a
+    `cogolf serve` on `tmp/a`, until their match is in play there. On the way out the
+    bots leave and the server (`proc`, perhaps replaced meanwhile) is stopped."""
+    db_url = f"sqlite:///{tmp / 'ladder.sqlite'}"
+    store = Store(db.connect(db_url))
+    bots = [HeldBot(store.add_bot(n)) for n in names]
+    port = free_port()
+    at = InPlay(store, db_url, bots, port, serve_on(tmp / "a", db_url, port), [], None)
+    try:
+        at.joined = [asyncio.create_task(b.join(f"ws://127.0.0.1:{port}/ladder")) for b in bots]
+        at.row = await until(lambda: one_in_play(store, bots), 30, "a match in play")
+        yield at
+    finally:
+        for task in at.joined:
+            task.cancel()
+        await asyncio.gather(*at.joined, return_exceptions=True)
+        if at.proc.poll() is None:
+            at.proc.terminate()
+            at.proc.wait(10)
+        store.engine.dispose()
+
+
 def orphaned(row: Any, server: str) -> bool:
     return row.status == "void" and f"its server {server} stopped answering" in (row.reason or "")
 
 
 async def _killed(tmp: Path) -> None:
-    db_url = f"sqlite:///{tmp / 'ladder.sqlite'}"
-    store = Store(db.connect(db_url))
-    bots = [HeldBot(store.add_bot(n)) for n in ("north", "south")]
-    port = free_port()
-    dead = serve_on(tmp / "a", db_url, port)
-    joined: list[asyncio.Task[None]] = []
-    try:
-        joined = [asyncio.create_task(b.join(f"ws://127.0.0.1:{port}/ladder")) for b in bots]
-        row = await until(lambda: one_in_play(store, bots), 30, "a match in play on the first")
+    async with match_in_play(tmp, ("north", "south")) as at:
+        store, db_url, bots, dead, row = at.store, at.db_url, at.bots, at.proc, at.row
         async with live_server(tmp / "b", db_url) as (server, ladder):
             statuses = await asyncio.to_thread(
                 lambda: httpx.get(f"{server.url}/ladder/standings.json", timeout=30).json()
@@ -145,7 +174,7 @@ async def _killed(tmp: Path) -> None:
                 last_beat = c.execute(
                     sa.select(t.servers.c.seen).where(t.servers.c.name == row.server)
                 ).scalar_one()
-            await asyncio.gather(*joined)  # the ladder connections died with it
+            await asyncio.gather(*at.joined)  # the ladder connections died with it
             void = await until(
                 lambda: (r := match_rows(store)[row.id]).status != "playing" and r,
                 ORPHAN + 15,
@@ -192,13 +221,6 @@ async def _killed(tmp: Path) -> None:
             assert orphaned(match_rows(store)[row.id], row.server)  # and stays void
             seq, ratings = counts(store)
             assert seq >= 1 and ratings == 2 * seq
-    finally:
-        for task in joined:
-            task.cancel()
-        if dead.poll() is None:
-            dead.kill()
-            dead.wait()
-        store.engine.dispose()
 
 
 def test_a_server_killed_mid_match_has_it_voided_by_a_live_one_and_its_bots_play_again(
@@ -257,21 +279,14 @@ def test_the_late_result_of_a_server_taken_for_gone_is_refused_and_counts_nothin
 
 
 async def _restarted(tmp: Path) -> None:
-    db_url = f"sqlite:///{tmp / 'ladder.sqlite'}"
-    store = Store(db.connect(db_url))
-    bots = [HeldBot(store.add_bot(n)) for n in ("up", "down")]
-    port = free_port()
-    proc = serve_on(tmp / "a", db_url, port)
-    joined: list[asyncio.Task[None]] = []
-    try:
-        joined = [asyncio.create_task(b.join(f"ws://127.0.0.1:{port}/ladder")) for b in bots]
-        row = await until(lambda: one_in_play(store, bots), 30, "a match in play")
+    async with match_in_play(tmp, ("up", "down")) as at:
+        store, db_url, bots, row = at.store, at.db_url, at.bots, at.row
         async with live_server(tmp / "b", db_url, orphan=12.0):
-            proc.kill()
-            proc.wait()
+            at.proc.kill()
+            at.proc.wait()
             killed = time.monotonic()
             await asyncio.sleep(3.0)  # down for a while, the live server sweeping meanwhile
-            proc = await asyncio.to_thread(serve_on, tmp / "a", db_url, port)
+            at.proc = await asyncio.to_thread(serve_on, tmp / "a", db_url, at.port)
             assert time.monotonic() - killed < 12.0
             assert match_rows(store)[row.id].status == "playing"
             # The seats the bots were given before the kill are the resumed match's.
@@ -284,18 +299,50 @@ async def _restarted(tmp: Path) -> None:
             done = await until(written, 20, "the resumed match's result")
             assert done.status == "finished" and done.server == row.server, done
             assert done.seq == 1 and counts(store) == (1, 2)
-    finally:
-        for task in joined:
-            task.cancel()
-        await asyncio.gather(*joined, return_exceptions=True)
-        if proc.poll() is None:
-            proc.terminate()
-            proc.wait(10)
-        store.engine.dispose()
 
 
 def test_a_server_restarted_within_the_orphan_time_resumes_its_match(tmp_path: Path) -> None:
     asyncio.run(_restarted(tmp_path))
+
+
+def silent_server_with_a_match(store: Store, server: str, names: tuple[str, str],
+                               silent: float) -> str:  # fmt: skip
+    """A match of bots `names` playing on `server`, whose last heartbeat was `silent`
+    seconds ago (written straight into its row: no server waits that long here)."""
+    for name in names:
+        store.join(store.authenticate(store.add_bot(name)), server, 1)
+    store.heartbeat(server, f"http://{server}", [])
+    (claimed,) = store.claim(server, f"http://{server}", most=1)
+    store.playing(claimed.match_id, server)
+    with store.engine.begin() as c:
+        beat = t.servers.update().where(t.servers.c.name == server)
+        c.execute(beat.values(seen=time.time() - silent))
+    return claimed.match_id
+
+
+def test_serve_with_ladder_orphan_seconds_voids_after_that_time_not_the_default(
+    tmp_path: Path,
+) -> None:
+    """`cogolf serve --ladder-orphan-seconds 15`, its shortest: a server silent for 30 s
+    (not yet gone for the default 60 s) has its match voided, one silent for 5 s keeps
+    its own."""
+    db_url = f"sqlite:///{tmp_path / 'ladder.sqlite'}"
+    store = Store(db.connect(db_url))
+    try:
+        gone = silent_server_with_a_match(store, "gone", ("n1", "s1"), 30.0)
+        quiet = silent_server_with_a_match(store, "quiet", ("n2", "s2"), 5.0)
+        proc = serve_on(tmp_path / "a", db_url, 0, "--ladder-orphan-seconds", "15")
+        try:
+            void = asyncio.run(until(lambda: (r := match_rows(store)[gone]).status == "void"
+                                     and r, 20, "the silent server's match voided"))  # fmt: skip
+            assert orphaned(void, "gone"), void
+            assert void.reason.endswith("(a server silent for 15 s is gone)"), void.reason
+            assert match_rows(store)[quiet].status == "playing"  # 5 s is not gone
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    finally:
+        store.engine.dispose()
 
 
 def test_two_live_servers_void_a_dead_ones_matches_once_and_its_late_results_are_refused(
