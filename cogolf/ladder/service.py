@@ -173,8 +173,11 @@ class LadderService:
                 raise
             except Exception:
                 log.exception("ladder_tick_failed")
+            # not asyncio.wait_for: on 3.11 it drops a cancellation that arrives just
+            # after the event is set, and the server then never stops
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=self.poll)
+                async with asyncio.timeout(self.poll):
+                    await self._wake.wait()
             self._wake.clear()
 
     # ------------------------------------------------------------ matches

@@ -20,7 +20,8 @@ from cogolf.games.commit0.lite import LITE
 from cogolf.games.commit0.split import Library, Row, run_split
 
 OTHERS = (
-    Library("attrs", "attrs==24.2.0", 1414),
+    # its mypy cases expect the messages of the mypy of its day
+    Library("attrs", "attrs==24.2.0", 1414, ("mypy<1.12",)),
     Library("bitstring", "bitstring==4.2.3", 834, ("gfloat", "hypothesis", "pytest-benchmark")),
     Library("click", "click==8.1.7", 589),
     Library("dnspython", "dnspython==2.6.1", 1304),
@@ -40,7 +41,9 @@ OTHERS = (
     Library("more-itertools", "more-itertools==10.4.0", 662),
     Library("moviepy", "moviepy==1.0.3", 108),
     Library("networkx", "networkx==3.3", 5436),
-    Library("paramiko", "paramiko==3.4.1", 557),
+    # its tests/conftest.py imports invoke and icecream; its dev-requirements.txt names them
+    Library("paramiko", "paramiko==3.4.1", 557, ("invoke>=2.0", "icecream>=2.1",
+                                                 "pytest-relaxed>=2")),
     Library("pexpect", "pexpect==4.9.0", 255),
     Library("pydantic", "pydantic==2.8.2", 5091),
     Library("pylint", "pylint==3.2.6", 1868),

@@ -168,8 +168,10 @@ async def _pace(
         """Wait until `done()` or the process ends; the reason a limit was hit, if one."""
         while not done() and not wait_task.done():  # type: ignore[operator]
             reports.changed.clear()
+            # not asyncio.wait_for, which on 3.11 can drop a cancellation (the match's end)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(reports.changed.wait(), POLL_SECONDS)
+                async with asyncio.timeout(POLL_SECONDS):
+                    await reports.changed.wait()
             used = cpu_used()
             if test_cpu_base is not None and used - test_cpu_base > (
                 per_test_seconds + SLACK_SECONDS
