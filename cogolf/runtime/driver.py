@@ -23,7 +23,7 @@ from cogolf.engine import collect
 from cogolf.engine.intake import Accepted, accept, encode_play
 from cogolf.engine.match import Match, SeatPlay, build_resolved, seat_play
 from cogolf.replay import ReplayWriter
-from cogolf.runtime.inbox import FairInbox
+from cogolf.runtime.inbox import FairInbox, next_within
 from cogolf.runtime.resolve import HarnessFault, resolve_hole
 from cogolf.runtime.seats import Inbound, Seat
 from cogolf.sandbox.api import Limits, Sandbox
@@ -152,7 +152,7 @@ class MatchDriver:
             assert deadline is not None
             wait = min(deadline - self.clock(), self._budget_left())
             try:
-                item = await asyncio.wait_for(self.inbox.get(), timeout=max(0.0, wait))
+                item = await next_within(self.inbox.get, wait)
             except TimeoutError:
                 if self._budget_left() <= 0:
                     raise MatchDeadline from None

@@ -11,8 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import collections
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from cogolf.runtime.seats import Inbound
+
+T = TypeVar("T")
+
+
+async def next_within(get: Callable[[], Awaitable[T]], seconds: float) -> T:
+    """The next item within `seconds`, else TimeoutError; none when `seconds` <= 0 (the
+    deadline has passed: its tick comes first). Not `asyncio.wait_for`, which on 3.11
+    drops a cancellation that arrives with the item, so a stopped match played on."""
+    if seconds <= 0:
+        raise TimeoutError
+    async with asyncio.timeout(seconds):
+        return await get()
 
 
 class FairInbox:

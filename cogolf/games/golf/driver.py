@@ -40,6 +40,7 @@ from cogolf.games.golf.wire import (
     PublicTest,
 )
 from cogolf.replay import ReplayWriter
+from cogolf.runtime.inbox import next_within
 from cogolf.runtime.seats import Inbound, Seat
 
 log = structlog.get_logger("cogolf.golf")
@@ -152,9 +153,7 @@ class GolfDriver:
             deadline = collector.next_deadline()
             assert deadline is not None
             try:
-                item = await asyncio.wait_for(
-                    self.inbox.get(), timeout=max(0.0, deadline - self.clock())
-                )
+                item = await next_within(self.inbox.get, deadline - self.clock())
             except TimeoutError:
                 effects = collector.tick(self.clock())
             else:
