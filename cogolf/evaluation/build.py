@@ -10,7 +10,8 @@ Building runs the library's code (setuptools imports the package for a dynamic
    by calling the project's PEP 517 backend directly (as `pip wheel
    --no-build-isolation` would, without pip's start-up);
 3. the scorer checks the wheel: only the library's own top-level names and its
-   dist-info, no `.pth` file, no `.data` directory, no pytest plugin entry point;
+   dist-info, no `.pth` file, no `.data` directory but a pure wheel's scripts (left
+   uninstalled), no pytest plugin entry point;
 4. the checked wheel is unpacked into the venv's site-packages by the scorer
    (pure-Python wheels; anything else is installed by pip, walled). Unpacking
    runs no code.
@@ -146,7 +147,7 @@ def site_packages(env: PythonEnv) -> Path:
 def unpack_wheel(wheel: Path, dest: Path) -> None:
     """Unpack a checked pure-Python wheel (members already vetted by `check_wheel`)."""
     with zipfile.ZipFile(wheel) as zf:
-        zf.extractall(dest)
+        zf.extractall(dest, [n for n in zf.namelist() if not n.split("/")[0].endswith(".data")])
         dist_info = next(n.split("/")[0] for n in zf.namelist() if ".dist-info/" in n)
     (dest / dist_info / "INSTALLER").write_text("cogolf\n", encoding="utf-8")
 
@@ -205,7 +206,9 @@ def check_wheel(wheel: Path, tops: set[str]) -> bool:
             infos = zf.infolist()
             if sum(i.file_size for i in infos) > MAX_WHEEL_BYTES:
                 raise WheelError(f"the built wheel unpacks to over {MAX_WHEEL_BYTES} bytes")
+            scripts = False
             for info in infos:
+                scripts |= _is_script(info.filename)
                 _check_member(info.filename, tops)
                 if info.filename.endswith(".dist-info/entry_points.txt") and (
                     b"pytest11" in zf.read(info)
@@ -214,9 +217,24 @@ def check_wheel(wheel: Path, tops: set[str]) -> bool:
             meta = next((i for i in infos if i.filename.endswith(".dist-info/WHEEL")), None)
             if meta is None:
                 raise WheelError("the built wheel has no .dist-info/WHEEL")
-            return b"root-is-purelib: true" in zf.read(meta).lower()
+            pure = b"root-is-purelib: true" in zf.read(meta).lower()
+            if scripts and not pure:
+                # pip would install them into the venv's bin, beside its python
+                raise WheelError("the built wheel has compiled code and command-line scripts "
+                                 "(.data/scripts): only a pure-Python wheel may carry them")
+            return pure
     except (zipfile.BadZipFile, OSError) as exc:
         raise WheelError(f"the built wheel cannot be read: {exc}") from exc
+
+
+def _is_script(name: str) -> bool:
+    """A command-line script of the wheel (`NAME-VER.data/scripts/FILE`): accepted in a
+    pure-Python wheel and never installed, since tests import the library, not its
+    scripts. The wheel's other `.data` kinds (purelib, platlib, headers, data) would be
+    installed outside site-packages, and stay refused."""
+    parts = name.split("/")
+    return (len(parts) >= 3 and parts[0].endswith(".data") and parts[1] == "scripts"
+            and bool(parts[-1]))
 
 
 def _check_member(name: str, tops: set[str]) -> None:
@@ -226,7 +244,7 @@ def _check_member(name: str, tops: set[str]) -> None:
         raise WheelError(f"the built wheel has a member with an unsafe path: {name[:120]!r}")
     if name.endswith(".pth"):
         raise WheelError(f"the built wheel holds a .pth file: {name[:120]!r}")
-    if top.endswith(".dist-info"):
+    if top.endswith(".dist-info") or _is_script(name):
         return
     if top not in tops:
         raise WheelError(

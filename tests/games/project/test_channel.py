@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cogolf.evaluation.build import WheelError, check_wheel
+from cogolf.evaluation.build import WheelError, check_wheel, unpack_wheel
 from cogolf.evaluation.channel import junit_id, plant_canaries, read_records, with_plugin
 from cogolf.evaluation.reports import Outcome
 from cogolf.evaluation.twins import tamper_reason
@@ -216,6 +216,27 @@ def test_wheel_check_refuses_what_a_library_wheel_must_not_hold(
 ) -> None:
     with pytest.raises(WheelError, match=message):
         check_wheel(_wheel(tmp_path, {"lib/__init__.py": "", member: "x"}), {"lib"})
+
+
+def test_a_pure_wheels_scripts_are_accepted_and_never_installed(tmp_path: Path) -> None:
+    members = {"lib/__init__.py": "", "lib-1.0.data/scripts/lib-tool": "#!python\n"}
+    wheel = _wheel(tmp_path, members)
+    assert check_wheel(wheel, {"lib"}) is True
+    site = tmp_path / "site"
+    unpack_wheel(wheel, site)
+    assert (site / "lib" / "__init__.py").exists() and not (site / "lib-1.0.data").exists()
+    wheel.unlink()
+    for other in ("lib-1.0.data/scripts/", "lib-1.0.data/data/share/x", "lib-1.0.data/headers/h"):
+        with pytest.raises(WheelError, match="outside the library"):
+            check_wheel(_wheel(tmp_path, {"lib/__init__.py": "", other: "x"}), {"lib"})
+        (tmp_path / "lib-1.0-py3-none-any.whl").unlink()
+    compiled = tmp_path / "lib-1.0-cp311-cp311-linux_x86_64.whl"
+    with zipfile.ZipFile(compiled, "w") as zf:
+        zf.writestr("lib-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: false\n")
+        zf.writestr("lib/__init__.py", "")
+        zf.writestr("lib-1.0.data/scripts/lib-tool", "#!python\n")
+    with pytest.raises(WheelError, match="only a pure-Python wheel"):
+        check_wheel(compiled, {"lib"})
 
 
 def test_wheel_check_refuses_a_pytest_plugin_and_accepts_a_plain_library(tmp_path: Path) -> None:
