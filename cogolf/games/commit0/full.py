@@ -59,7 +59,8 @@ OTHERS = (
     Library("sqlparse", "sqlparse==0.5.1", 461),
     Library("statsmodels", "statsmodels==0.14.1", 17669),
     # pinned 18 commits after 0.8.0-beta1, 3 before 0.8.0-beta2
-    Library("tlslite-ng", "tlslite-ng==0.8.0b2", 1653),
+    # its unit_tests import hypothesis (the repository's requirements, not the sdist's)
+    Library("tlslite-ng", "tlslite-ng==0.8.0b2", 1653, ("hypothesis",)),
     Library("tornado", "tornado==6.4.1", 1150),
     Library("virtualenv", "virtualenv==20.26.3", 296),
     Library("web3.py", "web3==6.20.2", 40795),

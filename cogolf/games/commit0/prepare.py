@@ -203,6 +203,9 @@ async def prepare(
         if first.timed_out:
             raise SourceError(f"the original's suite does not finish within --time-limit "
                               f"{time_limit_seconds:g}s; give it more time")
+        if not first.collected and not ships_tests(root):
+            # said before pytest's own complaint (an empty testpaths, say), which hides it
+            raise _no_tests(source)
         if first.stopped and not first.collected:
             raise SourceError(f"pytest stopped on the original before collecting a test "
                               f"({' / '.join(first.notes[:3])}){_output(first)}")
@@ -217,9 +220,7 @@ async def prepare(
                 "--accept-partial-reference to accept it")
         files = _test_files(root, first)
         if not files and not ships_tests(root):
-            raise SourceError(f"{source}: this source ships no tests (no test module in it); "
-                              "prepare from the library's git repository with --git REPO "
-                              "--commit SHA")
+            raise _no_tests(source)
         if given and given.tests_paths:
             layout = given
         else:
@@ -314,6 +315,11 @@ async def prepare(
              stubbed=sum(len(v) for v in stubbed.values()), kept=sum(len(v) for v in kept.values()))
     return task
 
+
+
+def _no_tests(source: str) -> SourceError:
+    return SourceError(f"{source}: this source ships no tests (no test module in it); "
+                       "prepare from the library's git repository with --git REPO --commit SHA")
 
 def _output(run: SuiteRun) -> str:
     """The end of pytest's own output (the original's: the operator may read it)."""

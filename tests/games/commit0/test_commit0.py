@@ -183,6 +183,14 @@ def test_prepare_refuses_a_tree_without_tests(tmp_path: Path) -> None:
     (src / "lib" / "__init__.py").write_text("def f():\n    return 1\n")
     with pytest.raises(SourceError, match=r"this source ships no tests .* --git REPO --commit"):
         asyncio.run(prepare(str(src), tmp_path / "out"))
+    # pypdf's sdist: its testpaths name a folder it does not ship, and warnings are errors,
+    # so pytest stops before collecting; the missing tests are what is said
+    (src / "pyproject.toml").write_text(
+        '[project]\nname = "lib"\nversion = "1"\n[tool.pytest.ini_options]\n'
+        'testpaths = ["tests"]\nfilterwarnings = ["error"]\n')
+    with pytest.raises(SourceError, match=r"this source ships no tests .* --git REPO --commit"):
+        asyncio.run(prepare(str(src), tmp_path / "out2"))
+    (src / "pyproject.toml").unlink()
     # test modules pytest does not collect (its `python_files` say otherwise)
     (src / "tests").mkdir()
     (src / "tests" / "test_f.py").write_text("from lib import f\n\ndef test_f():\n    assert f()\n")
