@@ -11,7 +11,7 @@ Building runs the library's code (setuptools imports the package for a dynamic
    --no-build-isolation` would, without pip's start-up);
 3. the scorer checks the wheel: only the library's own top-level names and its
    dist-info, no `.pth` file, no `.data` directory but a pure wheel's scripts (left
-   uninstalled), no pytest plugin entry point;
+   uninstalled), no pytest plugin entry point but a pure wheel's (removed on unpacking);
 4. the checked wheel is unpacked into the venv's site-packages by the scorer
    (pure-Python wheels; anything else is installed by pip, walled). Unpacking
    runs no code.
@@ -21,6 +21,7 @@ A failed step is the result, with a short reason; there is no second try online.
 
 from __future__ import annotations
 
+import configparser
 import os
 import shutil
 import zipfile
@@ -150,6 +151,28 @@ def unpack_wheel(wheel: Path, dest: Path) -> None:
         zf.extractall(dest, [n for n in zf.namelist() if not n.split("/")[0].endswith(".data")])
         dist_info = next(n.split("/")[0] for n in zf.namelist() if ".dist-info/" in n)
     (dest / dist_info / "INSTALLER").write_text("cogolf\n", encoding="utf-8")
+    _drop_pytest_plugins(dest / dist_info / "entry_points.txt")
+
+
+ENTRY_POINTS = ".dist-info/entry_points.txt"
+
+
+def _drop_pytest_plugins(path: Path) -> None:
+    """Remove the library's own `pytest11` entry points (mimesis declares one). Runs
+    load plugins only with `-p` (autoloading is off), so this is the second wall: a
+    plugin of the candidate's would run its hooks before any test."""
+    if not path.is_file():
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # names keep their case
+    try:
+        parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
+    except configparser.Error:
+        path.unlink()  # unreadable: nothing of it is kept
+        return
+    if parser.remove_section("pytest11"):
+        with path.open("w", encoding="utf-8") as fh:
+            parser.write(fh)
 
 
 async def _pip(
@@ -206,22 +229,24 @@ def check_wheel(wheel: Path, tops: set[str]) -> bool:
             infos = zf.infolist()
             if sum(i.file_size for i in infos) > MAX_WHEEL_BYTES:
                 raise WheelError(f"the built wheel unpacks to over {MAX_WHEEL_BYTES} bytes")
-            scripts = False
+            scripts = plugin = False
             for info in infos:
                 scripts |= _is_script(info.filename)
                 _check_member(info.filename, tops)
-                if info.filename.endswith(".dist-info/entry_points.txt") and (
-                    b"pytest11" in zf.read(info)
-                ):
-                    raise WheelError("the built wheel declares a pytest plugin (pytest11)")
+                plugin |= info.filename.endswith(ENTRY_POINTS) and b"pytest11" in zf.read(info)
             meta = next((i for i in infos if i.filename.endswith(".dist-info/WHEEL")), None)
             if meta is None:
                 raise WheelError("the built wheel has no .dist-info/WHEEL")
             pure = b"root-is-purelib: true" in zf.read(meta).lower()
+            # pip would install them as they are: scripts beside the venv's python, an
+            # entry point that a run with plugin autoloading on would load
             if scripts and not pure:
-                # pip would install them into the venv's bin, beside its python
                 raise WheelError("the built wheel has compiled code and command-line scripts "
                                  "(.data/scripts): only a pure-Python wheel may carry them")
+            if plugin and not pure:
+                raise WheelError("the built wheel has compiled code and declares a pytest "
+                                 "plugin (pytest11): only a pure-Python wheel may, and it is "
+                                 "never loaded")
             return pure
     except (zipfile.BadZipFile, OSError) as exc:
         raise WheelError(f"the built wheel cannot be read: {exc}") from exc

@@ -361,6 +361,26 @@ def test_a_hookwrapper_registered_from_library_code_is_tampering(
     assert "registered a pytest plugin with report hooks" in notes
 
 
+def test_a_pytest_plugin_declared_by_the_library_is_never_loaded(
+    task: Commit0Task, tmp_path: Path
+) -> None:
+    """The wheel's `pytest11` entry point (a forger's hooks, loaded before any test if
+    it were) is accepted, removed on unpacking, and runs never autoload plugins."""
+    sub = with_init(task, tmp_path, "")
+    (sub / "src" / "textkit" / "forge.py").write_text(
+        "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n    outcome = yield\n"
+        "    report = outcome.get_result()\n    if report.failed:\n"
+        "        report.outcome = 'passed'\n        report.longrepr = None\n"
+    )
+    pyproject = sub / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(
+        "[tool.setuptools", '[project.entry-points.pytest11]\nforge = "textkit.forge"\n\n'
+        "[tool.setuptools", 1))
+    data, _ = score_cli(task, sub, tmp_path / "r.json")
+    assert data["status"] == "ok" and data["pass_rate"] == 0.0, data
+
+
 def test_answers_equal_to_everything_are_tampering(task: Commit0Task, tmp_path: Path) -> None:
     sub = with_stubs(task, tmp_path, "return _Always()", forgeries.ALWAYS)
     data, _ = score_cli(task, sub, tmp_path / "r.json")

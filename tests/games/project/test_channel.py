@@ -239,14 +239,22 @@ def test_a_pure_wheels_scripts_are_accepted_and_never_installed(tmp_path: Path) 
         check_wheel(compiled, {"lib"})
 
 
-def test_wheel_check_refuses_a_pytest_plugin_and_accepts_a_plain_library(tmp_path: Path) -> None:
-    plugin = _wheel(
-        tmp_path,
-        {"lib/__init__.py": "", "lib-1.0.dist-info/entry_points.txt": "[pytest11]\nx = lib\n"},
-    )
-    with pytest.raises(WheelError, match="pytest11"):
-        check_wheel(plugin, {"lib"})
+def test_a_librarys_pytest_plugin_is_removed_and_a_plain_library_accepted(
+    tmp_path: Path
+) -> None:
+    points = "[console_scripts]\nLib-Tool = lib:main\n\n[pytest11]\nx = lib.plugin\n"
+    plugin = _wheel(tmp_path, {"lib/__init__.py": "", "lib-1.0.dist-info/entry_points.txt": points})
+    assert check_wheel(plugin, {"lib"}) is True
+    unpack_wheel(plugin, tmp_path / "site")
+    kept = (tmp_path / "site" / "lib-1.0.dist-info" / "entry_points.txt").read_text()
+    assert "pytest11" not in kept and "lib.plugin" not in kept and "Lib-Tool = lib:main" in kept
     plugin.unlink()
+    compiled = tmp_path / "lib-1.0-cp311-cp311-linux_x86_64.whl"
+    with zipfile.ZipFile(compiled, "w") as zf:
+        zf.writestr("lib-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: false\n")
+        zf.writestr("lib-1.0.dist-info/entry_points.txt", points)
+    with pytest.raises(WheelError, match="pytest11"):
+        check_wheel(compiled, {"lib"})
     assert check_wheel(_wheel(tmp_path, {"lib/__init__.py": "", "lib/a.py": ""}), {"lib"}) is True
 
 
