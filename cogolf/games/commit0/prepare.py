@@ -19,7 +19,7 @@ import json
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ from cogolf.evaluation.pyenv import (
 )
 from cogolf.evaluation.reports import Outcome
 from cogolf.evaluation.walled import Walls, run_evaluator
-from cogolf.games.commit0.hints import collection_errors, ships_tests
+from cogolf.games.commit0.hints import collection_errors, shadowed_modules, ships_tests
 from cogolf.games.commit0.layout import (
     Layout,
     SourceError,
@@ -182,6 +182,13 @@ async def prepare(
             run = await run_suite(env, tree, asked, tmp / f"out{label}", time_limit_seconds,
                                   plugins=tuple(deps.plugins), canaries=False, ignore=ignore,
                                   test_seconds=test_time_limit_seconds, writable_tree=True)
+            shadowed = shadowed_modules(run.collect_errors, run.collect_messages, built_tops)
+            if shadowed:
+                run = replace(run, collect_errors=[e for e in run.collect_errors
+                                                   if e not in shadowed],
+                              notes=[*run.notes, f"{len(shadowed)} library module(s) that "
+                                     "`python_files` names were left out (the installed copy "
+                                     "shadows them; they hold no hidden test)"])
             return Discovery(wheelhouse, deps, env, run)
 
         found: dict[str, Any] = {}

@@ -253,3 +253,18 @@ def test_cli_refuses_a_submission_linked_to_the_reference(
     result = json.loads(done.stdout)
     assert result["status"] == "bad_submission" and result["pass_rate"] == 0.0
     assert "symbolic link" in result["notes"][0]
+
+
+def test_library_modules_that_python_files_names_are_left_out_not_lost(tmp_path: Path) -> None:
+    """progressbar2's `python_files` names its own modules: pytest refuses each (the
+    installed copy, imported first, shadows it); prepare keeps every hidden test."""
+    src = tmp_path / "textkit"
+    shutil.copytree(TEXTKIT, src)
+    pyproject = src / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(
+        'testpaths = ["tests"]', 'python_files = ["test_*.py", "textkit/*.py"]'))
+    (src / "conftest.py").write_text("import textkit  # noqa: F401  (the installed copy)\n")
+    task = asyncio.run(prepare(str(src), tmp_path / "out", time_limit_seconds=120))
+    assert len(task.reference_ids) == 48 and task.tests_paths == ("tests",)
+    notes = " ".join(task.prepare.get("notes", []))
+    assert "4 library module(s) that `python_files` names were left out" in notes, task.prepare
