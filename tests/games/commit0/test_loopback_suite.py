@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import socket
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from cogolf.games.commit0.prepare import prepare
 from cogolf.games.commit0.task import Commit0Task
+from tests.games.golf.hostile import listener
 
 from .test_hostile import TEXTKIT, score_cli, with_init
 
@@ -60,33 +58,6 @@ def task(tmp_path_factory: pytest.TempPathFactory) -> Commit0Task:
     return asyncio.run(prepare(str(source), out, time_limit_seconds=120))
 
 
-@pytest.fixture
-def host_port() -> Iterator[tuple[int, list[str]]]:
-    """A server on the scorer's own 127.0.0.1, recording every connection to it."""
-    seen: list[str] = []
-    srv = socket.create_server(("127.0.0.1", 0))
-    srv.settimeout(0.2)
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = srv.accept()
-            except TimeoutError:
-                continue
-            seen.append("connected")
-            conn.close()
-
-    thread = threading.Thread(target=accept)
-    thread.start()
-    try:
-        yield srv.getsockname()[1], seen
-    finally:
-        stop.set()
-        thread.join()
-        srv.close()
-
-
 def test_a_suite_that_serves_locally_keeps_its_tests(task: Commit0Task, tmp_path: Path) -> None:
     served = [i for i in task.reference_ids if "test_served" in i]
     assert served == ["tests.test_served::test_slugs_served_over_a_local_server"]
@@ -94,17 +65,15 @@ def test_a_suite_that_serves_locally_keeps_its_tests(task: Commit0Task, tmp_path
     assert result["status"] == "ok" and result["pass_rate"] == 1.0, result
 
 
-def test_library_code_cannot_reach_the_scorers_loopback(
-    task: Commit0Task, tmp_path: Path, host_port: tuple[int, list[str]]
-) -> None:
-    port, seen = host_port
-    prelude = (
-        "import socket\n"
-        "try:\n"
-        f"    socket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'x')\n"
-        "except OSError:\n"
-        "    pass\n"
-    )
-    result, _ = score_cli(task, with_init(task, tmp_path, prelude), tmp_path / "out.json")
-    assert seen == []
+def test_library_code_cannot_reach_the_scorers_loopback(task: Commit0Task, tmp_path: Path) -> None:
+    with listener() as (port, seen):  # a server on the scorer's own 127.0.0.1
+        prelude = (
+            "import socket\n"
+            "try:\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'x')\n"
+            "except OSError:\n"
+            "    pass\n"
+        )
+        result, _ = score_cli(task, with_init(task, tmp_path, prelude), tmp_path / "out.json")
+        assert seen == []
     assert result["pass_rate"] == 0.0, result
