@@ -250,8 +250,10 @@ def landlock_ruleset(
         for path in writable:
             grants[path] = grants.get(path, 0) | READ_RIGHTS | WRITE_RIGHTS
         for path in devices:
-            # read, write and ioctl a device (a terminal): nothing can be made there
-            grants[path] = grants.get(path, 0) | READ_RIGHTS | LL_WRITE_FILE | LL_IOCTL_DEV
+            # read, write (open(..., "w") truncates) and ioctl a device: nothing can be
+            # made or removed there
+            grants[path] = (grants.get(path, 0) | READ_RIGHTS | LL_WRITE_FILE | LL_TRUNCATE
+                            | LL_IOCTL_DEV)
         for path, rights in grants.items():
             _landlock_add_path(rfd, path, rights & fs)
     except BaseException:

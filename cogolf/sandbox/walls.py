@@ -69,6 +69,10 @@ SYSTEM_CONFIG_PATHS: tuple[str, ...] = ("/etc/racket",)
 runtimes read at start (Racket's `config.rktd`). A path that does not exist grants
 nothing."""
 
+WRITABLE_DEVICES: tuple[str, ...] = ("/dev/null",)
+"""Written by every external program that may: what is written there is gone (a
+subprocess's DEVNULL, a library that pickles to /dev/null to measure)."""
+
 TERMINAL_PATHS: tuple[str, ...] = ("/dev/ptmx", "/dev/pts", "/dev/tty")
 """What `WallSpec.terminals` grants: a pseudo-terminal's multiplexer and its slaves;
 /dev/tty is a process's own controlling terminal (it has none unless it made one)."""
@@ -176,7 +180,7 @@ def enter_walls(spec: WallSpec, uid: int, cgroup_dirs: tuple[str, ...] | None = 
         readable=tuple(spec.readable) + config + (("/etc/hosts",) if loopback else ()),
         writable=spec.writable,
         executable=tuple(spec.executable) + system,
-        devices=TERMINAL_PATHS if spec.terminals else (),
+        devices=WRITABLE_DEVICES + (TERMINAL_PATHS if spec.terminals else ()),
         allow_tcp=spec.network or loopback,
     )
     if root and spec.drop_uid:

@@ -1,5 +1,6 @@
-"""Pseudo-terminals behind the walls (`WallSpec.terminals`): a run may make its own
-and drive a program through one, and opens no terminal it did not make."""
+"""Devices behind the walls: pseudo-terminals (`WallSpec.terminals`), which a run may
+make and drive a program through, never opening one it did not make; and /dev/null,
+which every run may write."""
 
 from __future__ import annotations
 
@@ -69,3 +70,20 @@ def test_no_terminal_of_another_uid_opens_and_none_can_be_typed_into(
         os.close(slave)
     assert run.returncode == 0, run
     assert run.stdout.split() == [b"PermissionError", b"PermissionError"], run
+
+
+def test_dev_null_may_be_written_and_no_other_device(tmp_path: Path, needs_root: None) -> None:
+    """Writing to /dev/null (truncating open included) reaches nothing; /dev/zero, also
+    readable by every run, stays read-only."""
+    source = (
+        "def attempt(path):\n"
+        "    try:\n"
+        "        with open(path, 'w') as fh:\n"
+        "            fh.write('gone')\n"
+        "        return 'written'\n"
+        "    except OSError as e:\n"
+        "        return type(e).__name__\n"
+        "print(attempt('/dev/null'), attempt('/dev/zero'))\n"
+    )
+    run = _run(source, [], tmp_path, terminals=False)
+    assert run.returncode == 0 and run.stdout == b"written PermissionError\n", run
