@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from cogolf.sandbox.api import BatchResult, CallStatus, Limits
+from cogolf.sandbox.session import _WALL_BACKSTOP
 
 from .conftest import Runner
 
@@ -72,11 +73,18 @@ def test_a_cpu_hog_beside_an_honest_batch_leaves_its_verdicts_as_in_a_clean_run(
 
     # One contended run at a time on this machine, so two test workers' hogs do not
     # add up past what the hogs' own limits allow.
+    want = [(r.status, r.value) for r in clean.results]
     with open(os.path.join(tempfile.gettempdir(), "cogolf-fair-cpu.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        honest = runner.loop.run(contended())
-    assert [(r.status, r.value) for r in honest.results] == [
-        (r.status, r.value) for r in clean.results
-    ], honest
+        for _ in range(2):
+            honest = runner.loop.run(contended())
+            got = [(r.status, r.value) for r in honest.results]
+            # A timeout at the backstop (3x the limit) means the machine's other load
+            # left the batch under a fifth of a CPU even with its waits given back:
+            # that run says nothing of the hogs, so it is run once more.
+            backstop = _WALL_BACKSTOP * HONEST_LIMITS.wall_seconds_per_batch
+            if got == want or honest.wall_seconds < backstop - 0.2:
+                break
+    assert got == want, honest
     # it really was slowed down: more real time than its wall limit
     assert honest.wall_seconds > HONEST_LIMITS.wall_seconds_per_batch, honest.wall_seconds
