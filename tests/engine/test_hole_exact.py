@@ -8,8 +8,8 @@ import pytest
 
 from cogolf.engine import hole, rules
 from cogolf.engine.hole import HoleOutcome, ShotRecord, Verdict
-from cogolf.engine.intake import Accepted, AcceptedTest
 from cogolf.sandbox.api import BatchResult, CallResult, CallStatus, Limits, LoadStatus
+from tests.engine.test_hole import play
 
 OK, ERROR, TIMEOUT, CRASH, NOT_RUN = (
     CallStatus.OK,
@@ -19,17 +19,6 @@ OK, ERROR, TIMEOUT, CRASH, NOT_RUN = (
     CallStatus.NOT_RUN,
 )
 LEGAL = Verdict(True, "ok")
-
-
-def play(*tests: tuple) -> Accepted:
-    return Accepted(
-        hole=1,
-        impl="",
-        note="",
-        tests=tuple(
-            AcceptedTest(name=f"t{i}", args=a, expect=e, why="") for i, (a, e) in enumerate(tests)
-        ),
-    )
 
 
 def ok(*vals) -> BatchResult:
