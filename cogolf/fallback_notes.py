@@ -14,6 +14,7 @@ and kept on one line before it reaches a terminal.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -108,11 +109,20 @@ def _decoded(line: str) -> Any:
 
 
 async def follow(
-    path: Path, notes: FallbackNotes, say: Callable[[str], None], *, every: float = 0.25
+    path: Path,
+    notes: FallbackNotes,
+    say: Callable[[str], None],
+    *,
+    every: float = 0.25,
+    finished: asyncio.Event | None = None,
 ) -> None:
-    """Tell the notes of a journal while it is being written, until its result line."""
+    """Tell the notes of a journal while it is being written, until its result line.
+
+    `finished` set means the writer is done: the journal is read once more at once and
+    the follower ends, so a command never waits out a poll interval after its match."""
     offset, pending = 0, b""
     while True:
+        last = finished is not None and finished.is_set()
         try:
             with open(path, "rb") as f:
                 f.seek(offset)
@@ -128,6 +138,13 @@ async def follow(
                 say(note)
             if isinstance(record, dict) and record.get("kind") == "result":
                 return
+        if last:
+            return
         if len(pending) > MAX_LINE:
             pending = b""
-        await asyncio.sleep(every)
+        if finished is None:
+            await asyncio.sleep(every)
+        else:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(every):
+                    await finished.wait()

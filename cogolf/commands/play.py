@@ -240,11 +240,18 @@ def run(args: argparse.Namespace) -> int:
     async def told(match: Awaitable[None]) -> None:
         """The match, its seats' first fallbacks told on stderr as they happen."""
         notes = FallbackNotes(args.replays / TRANSCRIPTS_DIR)
+        finished = asyncio.Event()
         follower = asyncio.create_task(
-            follow(path, notes, lambda line: print(f"cogolf play: {line}", file=sys.stderr))
+            follow(
+                path,
+                notes,
+                lambda line: print(f"cogolf play: {line}", file=sys.stderr),
+                finished=finished,
+            )
         )
         try:
             await match
+            finished.set()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(follower), 2.0)
         finally:
