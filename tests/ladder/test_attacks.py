@@ -21,6 +21,7 @@ from cogolf.ladder.client import play_ladder
 from cogolf.ladder.service import MAX_FRAMES, LadderService, MatchSettings, open_ladder
 from cogolf.ladder.store import MAX_CONCURRENT
 from cogolf.server.run import RunningServer
+from tests.polling import until
 from tests.server.helpers import running_server
 
 ADMIN = "admin-token-123456"
@@ -61,14 +62,6 @@ def nobody_present(ladder: LadderService) -> Any:
     return check
 
 
-async def until(check: Any, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not await check():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.1)
-
-
 async def _keys(
     tmp_path: Path,
 ) -> None:
@@ -100,7 +93,7 @@ async def _keys(
                 "max_concurrent": MAX_CONCURRENT,
             }
             await ws.send(json.dumps({"type": "ready", "concurrent": MAX_CONCURRENT}))
-            await until(lambda: asyncio.sleep(0, result=bool(ladder.connections)))
+            await until(lambda: bool(ladder.connections), "the bot is connected")
             with pytest.raises(InvalidStatus) as exc:  # the same key twice at once
                 await websockets.connect(url, additional_headers=auth(key))
             assert refused(exc)[0] == 409 and "already connected" in refused(exc)[1]
@@ -144,15 +137,15 @@ async def _ready_bounds(tmp_path: Path) -> None:
         async with websockets.connect(url, additional_headers=auth(key)) as ws:
             await ws.recv()
             await ws.send(longest)  # the last size accepted, then the most frames allowed
-            await until(lambda: asyncio.sleep(0, result=bool(ladder.connections)))
+            await until(lambda: bool(ladder.connections), "the bot is connected")
             for _ in range(MAX_FRAMES):
                 await ws.send("{}")
             await asyncio.sleep(1.0)
             assert ws.close_code is None and ladder.connections
-        await until(nobody_present(ladder), 10)
+        await until(nobody_present(ladder), "nobody present", 10)
         code, reason = await closed_with(ready, *["{}"] * (MAX_FRAMES + 1))
         assert (code, reason) == (1008, f"more than {MAX_FRAMES} frames")
-        await until(nobody_present(ladder), 10)  # every one of them left
+        await until(nobody_present(ladder), "nobody present", 10)  # every one of them left
 
 
 async def _registering(tmp_path: Path) -> None:
@@ -223,7 +216,7 @@ async def _hoarding(
                 bots = await rows(ladder, t.bots)
                 return any(b.name == "hoarder" and b.paused_at for b in bots)
 
-            await until(paused, 60)
+            await until(paused, "the bot is paused", 60)
         finally:
             for task in tasks:
                 task.cancel()
@@ -255,8 +248,9 @@ async def _flood(
                         await ws.send(json.dumps({"type": "ready", "concurrent": 2}))
 
         await asyncio.gather(*(churn(k) for k in keys))
-        await until(lambda: asyncio.sleep(0, result=not ladder.connections))
-        await until(nobody_present(ladder), 10)  # (a leave is written after the close)
+        await until(lambda: not ladder.connections, "every bot is gone")
+        # (a leave is written after the close)
+        await until(nobody_present(ladder), "nobody present", 10)
         async with httpx.AsyncClient(base_url=server.url) as http:
             assert (await http.get("/healthz")).status_code == 200
             assert (await http.get("/ladder")).status_code == 200
@@ -266,7 +260,8 @@ async def _flood(
                 m.status in ("pending", "finished", "void") for m in await rows(ladder, t.matches)
             )
 
-        await until(settled, 30)  # matches made for bots that left end by their deadlines
+        # Matches made for bots that left end by their deadlines.
+        await until(settled, "the matches have ended", 30)
         for m in await rows(ladder, t.matches):
             assert m.status != "finished" or m.seq is not None
             assert m.status != "void" or m.reason
@@ -317,7 +312,7 @@ async def _flaky(
             async def paused() -> bool:
                 return any(b.name == "flaky" and b.paused_at for b in await rows(ladder, t.bots))
 
-            await until(paused, 90)
+            await until(paused, "the bot is paused", 90)
         finally:
             for task in tasks:
                 task.cancel()
@@ -392,7 +387,7 @@ async def _colluders(tmp_path: Path) -> None:
                 done = [m for m in await rows(ladder, t.matches) if m.status == "finished"]
                 return len(done) >= 6
 
-            await until(enough, 60)
+            await until(enough, "enough results", 60)
         finally:
             for task in tasks:
                 task.cancel()

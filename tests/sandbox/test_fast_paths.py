@@ -26,6 +26,7 @@ from cogolf.sandbox.walls import (
     enter_walls,
     run_external,
 )
+from tests.polling import until
 
 from .conftest import LoopThread, Runner
 
@@ -181,7 +182,7 @@ def test_a_pre_forked_child_that_died_is_not_used(
         _fill(loop_thread, sb, 1)
         (warm,) = sb._pools[None]
         os.kill(warm.child.pid, signal.SIGKILL)
-        loop_thread.run(asyncio.sleep(0.2))
+        loop_thread.run(until(lambda: _state(warm.child.pid) in ("Z", "gone"), "the child dies"))
         got = loop_thread.run(sb.run_batch("def solve():\n    return 7\n", [[]]))
         assert got.load is LoadStatus.OK and got.results[0].value == 7
     finally:

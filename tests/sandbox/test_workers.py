@@ -10,6 +10,7 @@ from typing import Any
 
 from cogolf.sandbox import workers as workers_module
 from cogolf.sandbox.api import CallStatus, Limits, LoadStatus
+from tests.polling import until
 
 LIMITS = Limits(cpu_seconds_per_call=0.3, wall_seconds_per_batch=3.0)
 _unique = itertools.count()
@@ -163,7 +164,8 @@ def test_a_batch_cancelled_midway_retires_its_worker(runner):
     async def cancel() -> None:
         task = asyncio.ensure_future(
             runner.sandbox.run_batch(src, [[1.0]], limits=LIMITS, trusted=True))
-        await asyncio.sleep(0.3)
+        # Cancelled once a worker has the call, well inside its second of sleep.
+        await until(lambda: bool(runner.sandbox.workers._busy), "a worker takes the batch")
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
