@@ -65,7 +65,8 @@ class ReplayWriter:
     """Appends records to a replay file, one flushed line per record.
 
     Without `append` the file is created and must not exist; with it an existing file
-    is continued after its last whole line (a missing one is created). Either way the writer holds an exclusive lock until it is closed.
+    is continued after its last whole line (a missing one is created). Either way
+    the writer holds an exclusive lock until it is closed.
     """
 
     def __init__(self, path: Path, *, append: bool = False) -> None:
